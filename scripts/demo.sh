@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Quick start 1: install, build, and explain the variance of the bundled demo benchmark.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+exec build/noisewatch --runs 10 -- build/arraysum "$@"

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Quick start 2: install, build, and run the whole test suite (unit + end-to-end) with ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+cd build
+ctest --output-on-failure "$@"

@@ -1,0 +1,106 @@
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/errors.h"
+
+namespace nw::cli {
+
+namespace {
+
+const char* kSubcommands[] = {"run", "report", "check", "snapshot", "compare", "events", "agent"};
+
+bool is_subcommand(const char* arg) {
+  for (const char* s : kSubcommands)
+    if (std::strcmp(arg, s) == 0) return true;
+  return false;
+}
+
+// `noisewatch -- ./bench` and `noisewatch -r 5 -- ./bench` mean `noisewatch run ...`.
+std::vector<std::string> with_default_subcommand(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (argc < 2) return args;
+  std::string first = args[1];
+  bool top_level_flag = first == "--help" || first == "-h" || first == "--version" || first == "-V";
+  if (!is_subcommand(first.c_str()) && !top_level_flag) args.insert(args.begin() + 1, "run");
+  return args;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "noisewatch: explains why a benchmark's timings vary. It runs the benchmark on a pinned\n"
+      "CPU while eBPF probes record everything that took time from it (preemption, IRQs,\n"
+      "softirqs, timer ticks, NMIs, migrations, steal, ...) and attributes the run-to-run\n"
+      "variance to those sources, with the knobs that remove them.\n\n"
+      "  noisewatch -- ./bench              explain a benchmark's variance (same as `run`)\n"
+      "  noisewatch check                   is this machine fit to benchmark on?\n"
+      "  noisewatch compare A.json B.json   a regression: code, or noise?\n",
+      "noisewatch"};
+  app.set_version_flag("-V,--version", std::string("noisewatch ") + NOISEWATCH_VERSION);
+  app.require_subcommand(0, 1);
+  app.fallthrough(false);
+
+  Action action;
+  register_run(app, action);
+  register_report(app, action);
+  register_check(app, action);
+  register_snapshot(app, action);
+  register_compare(app, action);
+  register_events(app, action);
+  register_agent(app, action);
+
+  auto args = with_default_subcommand(argc, argv);
+  if (args.size() < 2) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  }
+  std::vector<const char*> cargs;
+  for (const auto& a : args) cargs.push_back(a.c_str());
+  try {
+    app.parse(int(cargs.size()), cargs.data());
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    std::printf("noisewatch %s\n", NOISEWATCH_VERSION);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // A subcommand's --help is reported as CallForHelp by the subcommand itself.
+    if (e.get_exit_code() == 0) {
+      for (auto* sub : app.get_subcommands()) {
+        std::fputs(sub->help().c_str(), stdout);
+        return 0;
+      }
+      std::fputs(app.help().c_str(), stdout);
+      return 0;
+    }
+    std::string what = e.what();
+    if (!what.empty() && what.back() == '\n') what.pop_back();
+    fmt::print(stderr, "noisewatch: {} (see `noisewatch --help`)\n", what);
+    return kExitOwnError;
+  }
+  if (!action) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  }
+  try {
+    return action();
+  } catch (const Error& e) {
+    fmt::print(stderr, "noisewatch: {}\n", e.what());
+    return kExitOwnError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "noisewatch: internal error: {}\n", e.what());
+    return kExitOwnError;
+  }
+}
+
+}  // namespace nw::cli

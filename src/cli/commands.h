@@ -1,0 +1,23 @@
+// Each subcommand registers its own options on the CLI11 app and sets the action to run.
+// One function per subcommand, each defined next to the code it drives.
+#pragma once
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace nw::cli {
+
+using Action = std::function<int()>;
+
+void register_run(CLI::App& app, Action& action);       // src/runner/run_cli.cpp
+void register_report(CLI::App& app, Action& action);    // reports/report_cli.cpp
+void register_check(CLI::App& app, Action& action);     // src/check/check_cli.cpp
+void register_snapshot(CLI::App& app, Action& action);  // src/check/snapshot_cli.cpp
+void register_compare(CLI::App& app, Action& action);   // src/compare/compare_cli.cpp
+void register_events(CLI::App& app, Action& action);    // src/probes/events_cli.cpp
+void register_agent(CLI::App& app, Action& action);     // src/agent/agent_cli.cpp
+
+// Parses argv and runs the chosen subcommand; returns the process exit status.
+int main(int argc, char** argv);
+
+}  // namespace nw::cli

@@ -1,0 +1,317 @@
+#include "record/run_record.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "stats/descriptive.h"
+
+namespace nw {
+
+using nlohmann::json;
+
+uint64_t RunSample::stolen_ns() const {
+  uint64_t s = 0;
+  for (const auto& e : noise)
+    if (e.source != "blocking") s += e.time_ns;
+  return s;
+}
+
+const NoiseEntry* RunSample::find(const std::string& source) const {
+  for (const auto& e : noise)
+    if (e.source == source) return &e;
+  return nullptr;
+}
+
+std::vector<const RunSample*> RunRecord::measured() const {
+  std::vector<const RunSample*> out;
+  for (const auto& r : runs)
+    if (!r.warmup && !r.interrupted) out.push_back(&r);
+  return out;
+}
+
+void RunRecord::add_unavailable(std::string probe, std::string reason) {
+  for (const auto& u : unavailable)
+    if (u.probe == probe) return;
+  unavailable.push_back({std::move(probe), std::move(reason)});
+}
+
+Summary summarize(const RunRecord& rec) {
+  Summary s;
+  std::vector<double> w;
+  for (const auto* r : rec.measured()) w.push_back(double(r->wall_ns));
+  s.runs = int(w.size());
+  if (w.empty()) return s;
+  s.mean_ns = stats::mean(w);
+  s.median_ns = stats::median(w);
+  s.stddev_ns = w.size() > 1 ? stats::stddev(w) : 0.0;
+  s.cv = s.mean_ns > 0 ? s.stddev_ns / s.mean_ns : 0.0;
+  auto [lo, hi] = std::minmax_element(w.begin(), w.end());
+  s.min_ns = *lo;
+  s.max_ns = *hi;
+  return s;
+}
+
+// ---- to JSON ----------------------------------------------------------------------------
+
+static json noise_to_json(const NoiseEntry& e) {
+  json j = {{"source", e.source}, {"count", e.count}, {"time_ns", e.time_ns}, {"max_ns", e.max_ns}};
+  if (!e.detail.is_null()) j["detail"] = e.detail;
+  return j;
+}
+
+static json run_to_json(const RunSample& r) {
+  json j = {{"index", r.index},
+            {"warmup", r.warmup},
+            {"wall_ns", r.wall_ns},
+            {"user_ns", r.user_ns},
+            {"sys_ns", r.sys_ns},
+            {"exit_status", r.exit_status},
+            {"signal", r.signal ? json(*r.signal) : json(nullptr)},
+            {"migrations", r.migrations},
+            {"voluntary_switches", r.voluntary_switches},
+            {"involuntary_switches", r.involuntary_switches},
+            {"minor_faults", r.minor_faults},
+            {"major_faults", r.major_faults},
+            {"steal_ns", r.steal_ns},
+            {"blocking_ns", r.blocking_ns}};
+  json noise = json::array();
+  for (const auto& e : r.noise) noise.push_back(noise_to_json(e));
+  j["noise"] = std::move(noise);
+  if (!r.counters.empty()) {
+    json c = json::object();
+    for (const auto& [name, v] : r.counters)
+      c[name] = {{"value", v.value}, {"raw", v.raw}, {"scaling", v.scaling}};
+    j["counters"] = std::move(c);
+  }
+  if (r.mean_khz) j["mean_khz"] = *r.mean_khz;
+  if (r.interrupted) j["interrupted"] = true;
+  return j;
+}
+
+json to_json(const RunRecord& rec) {
+  json j;
+  j["schema"] = rec.schema;
+  j["version"] = rec.version;
+  j["command"] = rec.command;
+  j["cpus"] = rec.cpus;
+  j["pinned"] = rec.pinned;
+  if (!rec.cpu_reason.empty()) j["cpu_reason"] = rec.cpu_reason;
+  j["host"] = {{"hostname", rec.host.hostname},
+               {"kernel", rec.host.kernel},
+               {"cpu_model", rec.host.cpu_model},
+               {"virtualized", rec.host.virtualized},
+               {"online_cpus", rec.host.online_cpus}};
+  json runs = json::array();
+  for (const auto& r : rec.runs) runs.push_back(run_to_json(r));
+  j["runs"] = std::move(runs);
+  const auto& s = rec.summary;
+  j["summary"] = {{"runs", s.runs},       {"mean_ns", s.mean_ns}, {"median_ns", s.median_ns},
+                  {"stddev_ns", s.stddev_ns}, {"cv", s.cv},       {"min_ns", s.min_ns},
+                  {"max_ns", s.max_ns}};
+  json attr = json::array();
+  for (const auto& a : rec.attribution) {
+    json x = {{"source", a.source}, {"share", a.share}, {"mean_time_ns", a.mean_time_ns},
+              {"mean_count", a.mean_count}, {"max_ns", a.max_ns}};
+    if (a.share_low) x["share_low"] = *a.share_low;
+    if (a.share_high) x["share_high"] = *a.share_high;
+    if (!a.extra.is_null()) x["extra"] = a.extra;
+    attr.push_back(std::move(x));
+  }
+  j["attribution"] = std::move(attr);
+  json recs = json::array();
+  for (const auto& r : rec.recommendations)
+    recs.push_back({{"id", r.id},
+                    {"title", r.title},
+                    {"commands", r.commands},
+                    {"addresses", r.addresses},
+                    {"reboot", r.reboot},
+                    {"tradeoff", r.tradeoff},
+                    {"share", r.share}});
+  j["recommendations"] = std::move(recs);
+  json un = json::array();
+  for (const auto& u : rec.unavailable) un.push_back({{"probe", u.probe}, {"reason", u.reason}});
+  j["unavailable"] = std::move(un);
+  j["warnings"] = rec.warnings;
+  j["lost_events"] = rec.lost_events;
+  if (rec.interrupted) j["interrupted"] = true;
+  if (!rec.report.is_null()) j["report"] = rec.report;
+  return j;
+}
+
+// ---- from JSON --------------------------------------------------------------------------
+
+namespace {
+
+// Reads an optional field with a type check; the error names the JSON path so users can fix it.
+template <typename T>
+void get_opt(const json& j, const char* key, T& out, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  try {
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    throw std::runtime_error(fmt::format("{}.{} has the wrong type ({})", where, key, it->type_name()));
+  }
+}
+
+template <typename T>
+void get_req(const json& j, const char* key, T& out, const std::string& where) {
+  if (!j.contains(key)) throw std::runtime_error(fmt::format("{} has no \"{}\" field", where, key));
+  get_opt(j, key, out, where);
+}
+
+RunSample run_from_json(const json& j, const std::string& where) {
+  if (!j.is_object()) throw std::runtime_error(where + " is not an object");
+  RunSample r;
+  get_opt(j, "index", r.index, where);
+  get_opt(j, "warmup", r.warmup, where);
+  get_req(j, "wall_ns", r.wall_ns, where);
+  get_opt(j, "user_ns", r.user_ns, where);
+  get_opt(j, "sys_ns", r.sys_ns, where);
+  get_opt(j, "exit_status", r.exit_status, where);
+  if (j.contains("signal") && !j["signal"].is_null()) {
+    int sig = 0;
+    get_opt(j, "signal", sig, where);
+    r.signal = sig;
+  }
+  get_opt(j, "migrations", r.migrations, where);
+  get_opt(j, "voluntary_switches", r.voluntary_switches, where);
+  get_opt(j, "involuntary_switches", r.involuntary_switches, where);
+  get_opt(j, "minor_faults", r.minor_faults, where);
+  get_opt(j, "major_faults", r.major_faults, where);
+  get_opt(j, "steal_ns", r.steal_ns, where);
+  get_opt(j, "blocking_ns", r.blocking_ns, where);
+  get_opt(j, "interrupted", r.interrupted, where);
+  if (j.contains("mean_khz") && j["mean_khz"].is_number()) r.mean_khz = j["mean_khz"].get<double>();
+  if (j.contains("noise")) {
+    const auto& n = j["noise"];
+    if (!n.is_array()) throw std::runtime_error(where + ".noise is not an array");
+    for (size_t i = 0; i < n.size(); ++i) {
+      std::string w = fmt::format("{}.noise[{}]", where, i);
+      if (!n[i].is_object()) throw std::runtime_error(w + " is not an object");
+      NoiseEntry e;
+      get_req(n[i], "source", e.source, w);
+      get_opt(n[i], "count", e.count, w);
+      get_opt(n[i], "time_ns", e.time_ns, w);
+      get_opt(n[i], "max_ns", e.max_ns, w);
+      if (n[i].contains("detail")) e.detail = n[i]["detail"];
+      r.noise.push_back(std::move(e));
+    }
+  }
+  if (j.contains("counters") && j["counters"].is_object()) {
+    for (const auto& [name, v] : j["counters"].items()) {
+      CounterValue c;
+      std::string w = where + ".counters." + name;
+      if (v.is_number()) {
+        c.value = v.get<double>();
+      } else if (v.is_object()) {
+        get_opt(v, "value", c.value, w);
+        get_opt(v, "raw", c.raw, w);
+        get_opt(v, "scaling", c.scaling, w);
+      } else {
+        throw std::runtime_error(w + " is neither a number nor an object");
+      }
+      r.counters[name] = c;
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+RunRecord run_record_from_json(const json& j) {
+  if (!j.is_object()) throw std::runtime_error("not a noisewatch run report (top level is not an object)");
+  RunRecord rec;
+  auto schema = j.value("schema", std::string{});
+  if (schema.rfind("noisewatch.run/", 0) != 0)
+    throw std::runtime_error(schema.empty()
+                                 ? "not a noisewatch run report (no \"schema\" field)"
+                                 : "not a noisewatch run report (schema is \"" + schema + "\")");
+  if (schema != "noisewatch.run/1")
+    throw std::runtime_error("unsupported run report schema \"" + schema + "\" (this noisewatch reads noisewatch.run/1)");
+  rec.schema = schema;
+  const std::string top = "report";
+  get_opt(j, "version", rec.version, top);
+  get_opt(j, "command", rec.command, top);
+  get_opt(j, "cpus", rec.cpus, top);
+  get_opt(j, "pinned", rec.pinned, top);
+  get_opt(j, "cpu_reason", rec.cpu_reason, top);
+  if (j.contains("host") && j["host"].is_object()) {
+    const auto& h = j["host"];
+    get_opt(h, "hostname", rec.host.hostname, "host");
+    get_opt(h, "kernel", rec.host.kernel, "host");
+    get_opt(h, "cpu_model", rec.host.cpu_model, "host");
+    get_opt(h, "virtualized", rec.host.virtualized, "host");
+    get_opt(h, "online_cpus", rec.host.online_cpus, "host");
+  }
+  if (!j.contains("runs") || !j["runs"].is_array()) throw std::runtime_error("report has no \"runs\" array");
+  const auto& runs = j["runs"];
+  for (size_t i = 0; i < runs.size(); ++i) rec.runs.push_back(run_from_json(runs[i], fmt::format("runs[{}]", i)));
+  if (j.contains("attribution") && j["attribution"].is_array()) {
+    for (const auto& a : j["attribution"]) {
+      if (!a.is_object()) throw std::runtime_error("attribution entry is not an object");
+      Attribution x;
+      get_req(a, "source", x.source, "attribution");
+      get_opt(a, "share", x.share, "attribution");
+      get_opt(a, "mean_time_ns", x.mean_time_ns, "attribution");
+      get_opt(a, "mean_count", x.mean_count, "attribution");
+      get_opt(a, "max_ns", x.max_ns, "attribution");
+      if (a.contains("share_low") && a["share_low"].is_number()) x.share_low = a["share_low"].get<double>();
+      if (a.contains("share_high") && a["share_high"].is_number()) x.share_high = a["share_high"].get<double>();
+      if (a.contains("extra")) x.extra = a["extra"];
+      rec.attribution.push_back(std::move(x));
+    }
+  }
+  if (j.contains("recommendations") && j["recommendations"].is_array()) {
+    for (const auto& r : j["recommendations"]) {
+      if (!r.is_object()) throw std::runtime_error("recommendation entry is not an object");
+      Recommendation x;
+      get_req(r, "id", x.id, "recommendations");
+      get_opt(r, "title", x.title, "recommendations");
+      get_opt(r, "commands", x.commands, "recommendations");
+      get_opt(r, "addresses", x.addresses, "recommendations");
+      get_opt(r, "reboot", x.reboot, "recommendations");
+      get_opt(r, "tradeoff", x.tradeoff, "recommendations");
+      get_opt(r, "share", x.share, "recommendations");
+      rec.recommendations.push_back(std::move(x));
+    }
+  }
+  if (j.contains("unavailable") && j["unavailable"].is_array()) {
+    for (const auto& u : j["unavailable"]) {
+      Unavailable x;
+      get_opt(u, "probe", x.probe, "unavailable");
+      get_opt(u, "reason", x.reason, "unavailable");
+      rec.unavailable.push_back(std::move(x));
+    }
+  }
+  get_opt(j, "warnings", rec.warnings, top);
+  get_opt(j, "lost_events", rec.lost_events, top);
+  get_opt(j, "interrupted", rec.interrupted, top);
+  if (j.contains("report")) rec.report = j["report"];
+  rec.summary = summarize(rec);
+  return rec;
+}
+
+RunRecord load_run_record(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw std::runtime_error(fmt::format("{} is not valid JSON (byte {})", path, e.byte));
+  }
+  try {
+    return run_record_from_json(j);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+}  // namespace nw

@@ -1,0 +1,116 @@
+// The run record: everything one `noisewatch run` measured, in a format-neutral model.
+// It round-trips through the `noisewatch.run/1` JSON of DESIGN.md (field names are a contract).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nw {
+
+// One noise source seen during one repetition, e.g. "preemption:stress" or "irq:local_timer".
+struct NoiseEntry {
+  std::string source;
+  uint64_t count = 0;
+  uint64_t time_ns = 0;  // time taken from the benchmark (0 for count-only sources)
+  uint64_t max_ns = 0;   // longest single event
+  // Optional detail, e.g. {"pid": 1234} for preemption or {"from": 1, "to": 0} for migration.
+  nlohmann::json detail = nullptr;
+};
+
+// A hardware or software counter read for one repetition (libpfm4 / perf_event_open).
+struct CounterValue {
+  double value = 0;       // scaled value (raw * time_enabled / time_running)
+  uint64_t raw = 0;
+  double scaling = 1.0;   // time_running / time_enabled; < 1 means the counter was multiplexed
+};
+
+struct RunSample {
+  int index = 0;
+  bool warmup = false;
+  uint64_t wall_ns = 0, user_ns = 0, sys_ns = 0;
+  int exit_status = 0;             // as the shell would report it (128+N for signal N)
+  std::optional<int> signal;       // terminating signal, if any
+  uint64_t migrations = 0, voluntary_switches = 0, involuntary_switches = 0;
+  uint64_t minor_faults = 0, major_faults = 0;
+  uint64_t steal_ns = 0;
+  uint64_t blocking_ns = 0;        // time the benchmark chose to be off-CPU
+  std::vector<NoiseEntry> noise;
+  std::map<std::string, CounterValue> counters;
+  std::optional<double> mean_khz;  // time-weighted frequency of the target CPUs, when known
+  bool interrupted = false;        // cut short by SIGINT/SIGTERM: excluded from statistics
+
+  // Sum of time_ns over sources that take time while the benchmark wants to run
+  // (everything but blocking).
+  uint64_t stolen_ns() const;
+  const NoiseEntry* find(const std::string& source) const;
+};
+
+struct HostInfo {
+  std::string hostname, kernel, cpu_model;
+  bool virtualized = false;
+  int online_cpus = 0;
+};
+
+struct Summary {
+  int runs = 0;
+  double mean_ns = 0, median_ns = 0, stddev_ns = 0, cv = 0, min_ns = 0, max_ns = 0;
+};
+
+struct Attribution {
+  std::string source;
+  double share = 0;                  // fraction of Var(wall) explained by this source
+  double mean_time_ns = 0;           // mean stolen time per measured run
+  std::optional<double> share_low, share_high;  // bootstrap interval
+  double mean_count = 0, max_ns = 0;
+  nlohmann::json extra = nullptr;    // engine-specific evidence
+};
+
+struct Recommendation {
+  std::string id, title;
+  std::vector<std::string> commands;
+  std::vector<std::string> addresses;  // sources this knob removes
+  bool reboot = false;
+  std::string tradeoff;
+  double share = 0;                    // share of variance addressed (ranking key)
+};
+
+struct Unavailable {
+  std::string probe, reason;
+};
+
+struct RunRecord {
+  std::string schema = "noisewatch.run/1";
+  std::string version;
+  std::vector<std::string> command;
+  std::vector<int> cpus;
+  bool pinned = true;
+  std::string cpu_reason;              // why this CPU was chosen
+  HostInfo host;
+  std::vector<RunSample> runs;
+  Summary summary;
+  std::vector<Attribution> attribution;
+  std::vector<Recommendation> recommendations;
+  std::vector<Unavailable> unavailable;
+  std::vector<std::string> warnings;
+  uint64_t lost_events = 0;
+  bool interrupted = false;
+  nlohmann::json report = nullptr;     // extra report-engine output (free-form, optional)
+
+  std::vector<const RunSample*> measured() const;  // non-warmup, non-interrupted runs
+  void add_unavailable(std::string probe, std::string reason);
+};
+
+// Fills `summary` from the measured runs.
+Summary summarize(const RunRecord& rec);
+
+nlohmann::json to_json(const RunRecord& rec);
+// Throws std::runtime_error with a one-line reason when the JSON is not a noisewatch run record.
+RunRecord run_record_from_json(const nlohmann::json& j);
+// Reads and parses a file; throws std::runtime_error naming the file and what is wrong.
+RunRecord load_run_record(const std::string& path);
+
+}  // namespace nw

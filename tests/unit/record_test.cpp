@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include "record/run_record.h"
+
+namespace nw {
+namespace {
+
+RunRecord sample_record() {
+  RunRecord rec;
+  rec.version = "test";
+  rec.command = {"./bench", "--x"};
+  rec.cpus = {1};
+  rec.host = {"h", "6.18", "Some CPU", true, 2};
+  for (int i = 0; i < 4; ++i) {
+    RunSample r;
+    r.index = i;
+    r.warmup = i == 0;
+    r.wall_ns = 1000 + 100 * uint64_t(i);
+    r.noise.push_back({"preemption:stress", 2, 50u * uint64_t(i), 30, {{"pid", 42}}});
+    r.noise.push_back({"blocking", 1, 7, 7, nullptr});
+    r.counters["task-clock"] = {999.5, 999, 1.0};
+    rec.runs.push_back(r);
+  }
+  rec.runs[2].signal = 11;
+  rec.runs[2].exit_status = 139;
+  rec.unavailable.push_back({"frequency", "no cpufreq driver"});
+  rec.summary = summarize(rec);
+  return rec;
+}
+
+TEST(RunRecord, SummaryExcludesWarmup) {
+  auto rec = sample_record();
+  EXPECT_EQ(rec.summary.runs, 3);
+  EXPECT_DOUBLE_EQ(rec.summary.mean_ns, 1200);
+  EXPECT_DOUBLE_EQ(rec.summary.median_ns, 1200);
+  EXPECT_DOUBLE_EQ(rec.summary.min_ns, 1100);
+  EXPECT_DOUBLE_EQ(rec.summary.max_ns, 1300);
+  EXPECT_NEAR(rec.summary.cv, 100.0 / 1200.0, 1e-12);
+}
+
+TEST(RunRecord, JsonRoundTrip) {
+  auto rec = sample_record();
+  auto j = to_json(rec);
+  EXPECT_EQ(j["schema"], "noisewatch.run/1");
+  EXPECT_TRUE(j["runs"][0]["signal"].is_null());
+  EXPECT_EQ(j["runs"][2]["signal"], 11);
+  EXPECT_TRUE(j["attribution"].is_array());
+  EXPECT_TRUE(j["recommendations"].is_array());
+  auto back = run_record_from_json(j);
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(back.runs[1].noise[0].detail["pid"], 42);
+  EXPECT_EQ(back.runs[1].stolen_ns(), 50u);
+}
+
+TEST(RunRecord, RejectsForeignJson) {
+  EXPECT_THROW(run_record_from_json(nlohmann::json::array()), std::runtime_error);
+  EXPECT_THROW(run_record_from_json({{"schema", "noisewatch.check/1"}}), std::runtime_error);
+  EXPECT_THROW(run_record_from_json({{"schema", "noisewatch.run/1"}}), std::runtime_error);
+  nlohmann::json bad = {{"schema", "noisewatch.run/1"}, {"runs", {{{"wall_ns", "fast"}}}}};
+  try {
+    run_record_from_json(bad);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("runs[0].wall_ns"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace nw
