@@ -1,0 +1,16 @@
+// The kernel's CPU list syntax ("0-3,5,7-8"), used by sysfs, /proc/irq and kernel parameters.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nw::sys {
+
+// Throws std::invalid_argument on malformed input. The result is sorted and unique.
+std::vector<int> parse_cpulist(std::string_view text);
+// Compact form: {0,1,2,5} -> "0-2,5".
+std::string format_cpulist(const std::vector<int>& cpus);
+// A hex mask as in /proc/irq/N/smp_affinity ("ff,ffffffff") to a CPU list.
+std::vector<int> parse_cpumask(std::string_view hex);
+
+}  // namespace nw::sys

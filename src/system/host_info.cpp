@@ -1,0 +1,60 @@
+#include "system/host_info.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "system/cpulist.h"
+
+namespace nw::sys {
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return {};
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+HostInfo read_host_info(const std::string& root) {
+  HostInfo h;
+  if (root.empty()) {
+    struct utsname u {};
+    if (uname(&u) == 0) {
+      h.hostname = u.nodename;
+      h.kernel = u.release;
+    }
+  } else {
+    h.hostname = first_line(read_file(root + "/proc/sys/kernel/hostname"));
+    h.kernel = first_line(read_file(root + "/proc/sys/kernel/osrelease"));
+    if (h.kernel.empty()) {
+      // /proc/version: "Linux version 6.8.0-... (...)"
+      std::istringstream v(read_file(root + "/proc/version"));
+      std::string a, b, rel;
+      if (v >> a >> b >> rel) h.kernel = rel;
+    }
+  }
+  std::istringstream cpuinfo(read_file(root + "/proc/cpuinfo"));
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    std::string val = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name" && h.cpu_model.empty()) h.cpu_model = val;
+    if (key == "flags" && (" " + val + " ").find(" hypervisor ") != std::string::npos) h.virtualized = true;
+  }
+  try {
+    h.online_cpus = int(parse_cpulist(read_file(root + "/sys/devices/system/cpu/online")).size());
+  } catch (const std::exception&) {
+    h.online_cpus = 0;
+  }
+  if (h.online_cpus == 0 && root.empty()) h.online_cpus = int(sysconf(_SC_NPROCESSORS_ONLN));
+  return h;
+}
+
+}  // namespace nw::sys

@@ -1,0 +1,16 @@
+// Identity of the machine a run was recorded on: enough to tell two records' machines apart.
+#pragma once
+#include <string>
+
+#include "record/run_record.h"
+
+namespace nw::sys {
+
+// Reads kernel, CPU model, hypervisor flag and online CPUs under `root` ("" = live machine).
+// Hostname and kernel come from uname() on the live machine, from proc/sys/kernel for a sysroot.
+HostInfo read_host_info(const std::string& root = "");
+
+// The whole file as a string, or "" when it cannot be read.
+std::string read_file(const std::string& path);
+
+}  // namespace nw::sys
