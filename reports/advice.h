@@ -1,0 +1,28 @@
+// The knob catalogue: noise sources -> the settings that remove them, with exact commands.
+#pragma once
+#include <vector>
+
+#include "record/run_record.h"
+#include "reports/patterns.h"
+#include "reports/workload.h"
+
+namespace nw::report {
+
+// A source below this share of the variance is not worth a knob.
+inline constexpr double kMaterialShare = 0.02;
+// A knob is proposed when the material sources it addresses sum to at least this share.
+inline constexpr double kMinAddressedShare = 0.05;
+
+struct AdviceInput {
+  const RunRecord& rec;
+  const std::vector<Attribution>& rows;  // ranked attribution, `unexplained` included
+  const Patterns& patterns;
+  const WorkloadSplit& split;
+  bool attributable = false;
+};
+
+// Ranked: knobs addressing measured sources by share, then knobs that may address
+// `unexplained` by share, then advice on the measurement itself (warm-up, more runs).
+std::vector<Recommendation> recommend(const AdviceInput& in);
+
+}  // namespace nw::report

@@ -1,0 +1,51 @@
+// analyze(): record -> attribution, patterns, workload split, advice, headline and warnings.
+#include <algorithm>
+#include <numeric>
+
+#include "reports/advice.h"
+#include "reports/attribution.h"
+#include "reports/narrative.h"
+#include "reports/patterns.h"
+#include "reports/report.h"
+#include "reports/sources.h"
+#include "reports/workload.h"
+
+namespace nw::report {
+
+void analyze(RunRecord& rec) {
+  rec.summary = summarize(rec);
+  auto matrix = collect_sources(rec);
+  auto attribution = attribute(matrix, benchmark_comm(rec));
+  std::vector<size_t> all(matrix.runs());
+  std::iota(all.begin(), all.end(), 0);
+  auto whole = decompose(matrix, all);
+  auto patterns = detect_patterns(matrix);
+  auto split = split_workload(rec, matrix, attribution, whole.residual, whole.var_t);
+  NarrativeInput story{rec, attribution, patterns, split};
+  auto engine_warnings = warnings(story);
+  auto line = headline(story);
+
+  // Keep the runner's own warnings; replace the ones a previous analyze() added.
+  std::vector<std::string> previous;
+  if (rec.report.is_object() && rec.report.contains("engine_warnings"))
+    previous = rec.report["engine_warnings"].get<std::vector<std::string>>();
+  std::erase_if(rec.warnings, [&](const std::string& w) {
+    return std::find(previous.begin(), previous.end(), w) != previous.end();
+  });
+  rec.warnings.insert(rec.warnings.end(), engine_warnings.begin(), engine_warnings.end());
+
+  rec.recommendations = recommend({rec, attribution.rows, patterns, split, attribution.attributable});
+  rec.attribution = std::move(attribution.rows);
+
+  if (!rec.report.is_object()) rec.report = nlohmann::json::object();
+  rec.report["headline"] = line;
+  rec.report["attributable"] = attribution.attributable;
+  rec.report["attribution_note"] = attribution.reason;
+  rec.report["model"] = "share_s = Cov(T, S_s) / Var(T); count-valued sources by non-negative regression of "
+                        "the remainder on counts; frequency as time scaling with 1/f (see reports/ATTRIBUTION.md)";
+  rec.report["patterns"] = to_json(patterns);
+  rec.report["workload"] = to_json(split);
+  rec.report["engine_warnings"] = engine_warnings;
+}
+
+}  // namespace nw::report

@@ -1,0 +1,198 @@
+// Variance attribution. For time-valued sources the decomposition of DESIGN.md is exact:
+//   Var(T) = sum_s Cov(T, S_s) + Cov(T, U),   U = T - sum_s S_s,   share_s = Cov(T, S_s) / Var(T).
+// Count-valued sources (migration, fault) carry no time, so their cost per event is estimated by
+// regressing the remainder U on their counts (least squares, non-negative: an event cannot save
+// time); beta_k * c_k then plays the role of S_k and leaves U, keeping the sum exactly 1.
+// Frequency is a time-valued series modelled from mean_khz in sources.cpp.
+#include "reports/attribution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "stats/bootstrap.h"
+#include "stats/descriptive.h"
+
+namespace nw::report {
+
+namespace {
+
+std::vector<double> pick(const std::vector<double>& v, std::span<const size_t> idx) {
+  std::vector<double> out;
+  out.reserve(idx.size());
+  for (size_t i : idx) out.push_back(v[i]);
+  return out;
+}
+
+// Solves the normal equations of U ~ 1 + c_1 + ... + c_k for the active columns by Gaussian
+// elimination on the (small) covariance matrix; columns with a negative coefficient are dropped
+// and the fit redone (an active-set non-negative least squares, adequate for k <= 3).
+std::vector<double> nonnegative_fit(const std::vector<std::vector<double>>& c, const std::vector<double>& u) {
+  const size_t k = c.size();
+  std::vector<double> beta(k, 0.0);
+  std::vector<bool> active(k);
+  for (size_t j = 0; j < k; ++j) active[j] = stats::variance(c[j]) > 0;
+  for (size_t round = 0; round <= k; ++round) {
+    std::vector<size_t> cols;
+    for (size_t j = 0; j < k; ++j)
+      if (active[j]) cols.push_back(j);
+    std::fill(beta.begin(), beta.end(), 0.0);
+    if (cols.empty()) return beta;
+    const size_t p = cols.size();
+    std::vector<std::vector<double>> a(p, std::vector<double>(p + 1));
+    for (size_t r = 0; r < p; ++r) {
+      for (size_t q = 0; q < p; ++q) a[r][q] = stats::covariance(c[cols[r]], c[cols[q]]);
+      a[r][p] = stats::covariance(c[cols[r]], u);
+    }
+    bool singular = false;
+    for (size_t col = 0; col < p && !singular; ++col) {
+      size_t piv = col;
+      for (size_t r = col + 1; r < p; ++r)
+        if (std::fabs(a[r][col]) > std::fabs(a[piv][col])) piv = r;
+      if (std::fabs(a[piv][col]) < 1e-12 * std::max(1.0, std::fabs(a[col][col]))) {
+        singular = true;
+        break;
+      }
+      std::swap(a[col], a[piv]);
+      for (size_t r = 0; r < p; ++r) {
+        if (r == col) continue;
+        double f = a[r][col] / a[col][col];
+        for (size_t q = col; q <= p; ++q) a[r][q] -= f * a[col][q];
+      }
+    }
+    if (singular) {  // collinear counts (e.g. always equal): keep only the first one
+      for (size_t j = 1; j < p; ++j) active[cols[j]] = false;
+      continue;
+    }
+    bool negative = false;
+    for (size_t r = 0; r < p; ++r) {
+      beta[cols[r]] = a[r][p] / a[r][r];
+      if (beta[cols[r]] < 0) {
+        active[cols[r]] = false;
+        negative = true;
+      }
+    }
+    if (!negative) return beta;
+  }
+  std::fill(beta.begin(), beta.end(), 0.0);
+  return beta;
+}
+
+}  // namespace
+
+Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx) {
+  Decomposition d;
+  const size_t k = m.sources.size();
+  d.shares.assign(k, 0.0);
+  d.per_event_ns.assign(k, 0.0);
+  if (idx.size() < 2) return d;
+  auto t = pick(m.wall_ns, idx);
+  d.var_t = stats::variance(t);
+  if (!(d.var_t > 0)) return d;
+  d.valid = true;
+
+  std::vector<double> u = t;
+  std::vector<size_t> count_cols;
+  std::vector<std::vector<double>> counts;
+  for (size_t s = 0; s < k; ++s) {
+    const auto& src = m.sources[s];
+    if (src.kind == Kind::time) {
+      auto v = pick(src.time_ns, idx);
+      d.shares[s] = stats::covariance(t, v) / d.var_t;
+      for (size_t i = 0; i < u.size(); ++i) u[i] -= v[i];
+    } else {
+      count_cols.push_back(s);
+      counts.push_back(pick(src.count, idx));
+    }
+  }
+  auto beta = nonnegative_fit(counts, u);
+  for (size_t j = 0; j < count_cols.size(); ++j) {
+    size_t s = count_cols[j];
+    d.per_event_ns[s] = beta[j];
+    d.shares[s] = beta[j] * stats::covariance(t, counts[j]) / d.var_t;
+    for (size_t i = 0; i < u.size(); ++i) u[i] -= beta[j] * counts[j][i];
+  }
+  d.unexplained = stats::covariance(t, u) / d.var_t;
+  d.residual = std::move(u);
+  return d;
+}
+
+AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
+  AttributionResult res;
+  const size_t n = m.runs(), k = m.sources.size();
+  std::vector<size_t> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  auto point = decompose(m, all);
+
+  if (n < 2)
+    res.reason = "attribution needs at least 2 measured runs";
+  else if (!point.valid)
+    res.reason = "every run took the same time: there is no variance to attribute";
+  else if (n < kMinRunsToAttribute)
+    res.reason = "with fewer than " + std::to_string(kMinRunsToAttribute) +
+                 " measured runs the shares are not reliable";
+  res.attributable = point.valid && n >= kMinRunsToAttribute;
+
+  // Interval: percentile bootstrap over repetitions. One pass evaluates the whole decomposition
+  // per resample and keeps every source's share, so all intervals come from the same resamples.
+  std::vector<std::vector<double>> samples(k + 1);
+  if (res.attributable) {
+    stats::bootstrap(n, [&](std::span<const size_t> idx) {
+      auto d = decompose(m, idx);
+      if (!d.valid) return 0.0;  // all-identical resample: no variance to split, skip it
+      for (size_t s = 0; s < k; ++s) samples[s].push_back(d.shares[s]);
+      samples[k].push_back(d.unexplained);
+      return 0.0;
+    });
+  }
+  auto interval = [&](Attribution& a, size_t s) {
+    if (samples[s].empty()) return;
+    a.share_low = stats::quantile(samples[s], 0.025);
+    a.share_high = stats::quantile(samples[s], 0.975);
+  };
+
+  double mean_t = stats::mean(m.wall_ns);
+  for (size_t s = 0; s < k; ++s) {
+    const auto& src = m.sources[s];
+    Attribution a;
+    a.source = src.name;
+    a.share = point.valid ? point.shares[s] : 0.0;
+    a.mean_count = stats::mean(src.count);
+    a.max_ns = src.max_ns;
+    nlohmann::json extra = src.detail;
+    extra["category"] = category_of(src.name);
+    auto g = group_of(src.name, bench_comm);
+    extra["group"] = g == Group::workload ? "workload" : "machine";
+    if (src.kind == Kind::time) {
+      a.mean_time_ns = stats::mean(src.time_ns);
+      extra["kind"] = src.name == "frequency" && m.frequency_modelled ? "model" : "time";
+    } else {
+      a.mean_time_ns = point.per_event_ns[s] * a.mean_count;
+      extra["kind"] = "count";
+      extra["per_event_ns"] = point.per_event_ns[s];
+    }
+    size_t seen = 0;
+    for (size_t i = 0; i < n; ++i) seen += src.count[i] > 0 || src.time_ns[i] > 0;
+    extra["runs_seen"] = seen;
+    extra["pct_of_run"] = mean_t > 0 ? a.mean_time_ns / mean_t : 0.0;
+    a.extra = std::move(extra);
+    interval(a, s);
+    res.rows.push_back(std::move(a));
+  }
+  Attribution u;
+  u.source = "unexplained";
+  u.share = point.valid ? point.unexplained : 0.0;
+  u.extra = {{"category", "unexplained"}, {"group", "unexplained"}, {"kind", "remainder"}};
+  interval(u, k);
+  res.rows.push_back(std::move(u));
+
+  // Ranked by share; ties (e.g. no variance at all) by mean time, then name, for stable output.
+  std::stable_sort(res.rows.begin(), res.rows.end(), [](const Attribution& a, const Attribution& b) {
+    if (a.share != b.share) return a.share > b.share;
+    if (a.mean_time_ns != b.mean_time_ns) return a.mean_time_ns > b.mean_time_ns;
+    return a.source < b.source;
+  });
+  return res;
+}
+
+}  // namespace nw::report

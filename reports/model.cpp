@@ -1,0 +1,91 @@
+#include "reports/model.h"
+
+#include <algorithm>
+#include <set>
+
+#include "reports/sources.h"
+#include "system/cpulist.h"
+
+namespace nw::report {
+
+namespace {
+
+// Charts show at most this many sources by name; the rest is one "other" segment.
+constexpr size_t kChartSeries = 6;
+
+std::string join_command(const std::vector<std::string>& cmd) {
+  std::string s;
+  for (const auto& a : cmd) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+}  // namespace
+
+ReportModel build_model(const RunRecord& rec) {
+  ReportModel m;
+  m.command = join_command(rec.command);
+  const auto& r = rec.report.is_object() ? rec.report : nlohmann::json::object();
+  m.headline = r.value("headline", std::string{});
+  m.attributable = r.value("attributable", false);
+  m.attribution_note = r.value("attribution_note", std::string{});
+  m.workload = r.value("workload", nlohmann::json::object());
+  m.summary = rec.summary;
+  for (const auto& run : rec.runs) m.warmups += run.warmup;
+  m.cpus = rec.pinned && !rec.cpus.empty() ? sys::format_cpulist(rec.cpus) : "not pinned";
+  m.cpu_reason = rec.cpu_reason;
+  m.host = rec.host;
+  m.warnings = rec.warnings;
+  m.recommendations = rec.recommendations;
+  m.unavailable = rec.unavailable;
+  m.lost_events = rec.lost_events;
+
+  for (const auto& a : rec.attribution) {
+    SourceRow row;
+    row.source = a.source;
+    row.description = describe_source(a.source);
+    const auto& x = a.extra.is_object() ? a.extra : nlohmann::json::object();
+    row.group = x.value("group", std::string(a.source == "unexplained" ? "unexplained" : "machine"));
+    row.kind = x.value("kind", std::string("time"));
+    row.share = a.share;
+    row.share_low = a.share_low;
+    row.share_high = a.share_high;
+    row.mean_time_ns = a.mean_time_ns;
+    row.pct_of_run = x.value("pct_of_run", rec.summary.mean_ns > 0 ? a.mean_time_ns / rec.summary.mean_ns : 0.0);
+    row.mean_count = a.mean_count;
+    row.max_ns = a.max_ns;
+    if (x.contains("per_event_ns") && x["per_event_ns"].is_number()) row.per_event_ns = x["per_event_ns"].get<double>();
+    m.sources.push_back(std::move(row));
+  }
+
+  // Stolen time per run: measured time-valued sources except blocking (the benchmark's choice),
+  // in attribution order so the charts' colours match the table.
+  auto matrix = collect_sources(rec);
+  std::vector<std::string> stolen_names;
+  for (const auto& row : m.sources)
+    if (row.kind == "time" && row.source != "blocking") stolen_names.push_back(row.source);
+  bool other = stolen_names.size() > kChartSeries;
+  m.chart_series.assign(stolen_names.begin(), stolen_names.begin() + long(std::min(stolen_names.size(), kChartSeries)));
+  if (other) m.chart_series.push_back("other");
+  std::set<int> outliers;
+  if (r.contains("patterns") && r["patterns"].contains("outliers"))
+    for (const auto& o : r["patterns"]["outliers"]) outliers.insert(o.value("run", -1));
+  for (size_t i = 0; i < matrix.runs(); ++i) {
+    RunBar bar;
+    bar.run = matrix.run_index[i];
+    bar.wall_ns = matrix.wall_ns[i];
+    bar.outlier = outliers.count(bar.run) > 0;
+    bar.stolen_ns.assign(m.chart_series.size(), 0.0);
+    for (const auto& s : matrix.sources) {
+      if (s.kind != Kind::time || s.name == "blocking") continue;
+      auto it = std::find(m.chart_series.begin(), m.chart_series.end(), s.name);
+      if (it != m.chart_series.end()) bar.stolen_ns[size_t(it - m.chart_series.begin())] += s.time_ns[i];
+      else if (other && std::find(stolen_names.begin(), stolen_names.end(), s.name) != stolen_names.end())
+        bar.stolen_ns.back() += s.time_ns[i];
+    }
+    m.runs.push_back(std::move(bar));
+  }
+  m.fastest_ns = matrix.runs() ? *std::min_element(matrix.wall_ns.begin(), matrix.wall_ns.end()) : 0;
+  return m;
+}
+
+}  // namespace nw::report

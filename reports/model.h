@@ -1,0 +1,64 @@
+// The format-neutral report: everything a renderer shows, already computed and ordered.
+// Built from an analyzed record; each renderer is a pure function of this model.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "record/run_record.h"
+
+namespace nw::report {
+
+struct SourceRow {
+  std::string source, description;
+  std::string group;  // "machine" | "workload" | "unexplained"
+  std::string kind;   // "time" | "count" | "model" | "remainder"
+  double share = 0;
+  std::optional<double> share_low, share_high;
+  double mean_time_ns = 0;  // per run (estimated for count-valued sources)
+  double pct_of_run = 0;    // mean_time_ns / mean wall time
+  double mean_count = 0, max_ns = 0;
+  std::optional<double> per_event_ns;
+};
+
+struct RunBar {
+  int run = 0;
+  double wall_ns = 0;
+  bool outlier = false;
+  std::vector<double> stolen_ns;  // aligned with ReportModel::chart_series
+};
+
+struct ReportModel {
+  std::string command;  // shell-like, for titles
+  std::string headline;
+  Summary summary;
+  int warmups = 0;
+  std::string cpus;  // "1" or "2-3", or "not pinned"
+  std::string cpu_reason;
+  HostInfo host;
+  bool attributable = false;
+  std::string attribution_note;
+  std::vector<SourceRow> sources;  // ranked by share, `unexplained` included
+  std::vector<std::string> warnings;
+  std::vector<Recommendation> recommendations;
+  std::vector<Unavailable> unavailable;
+  uint64_t lost_events = 0;
+  nlohmann::json workload;  // WorkloadSplit as JSON
+
+  // Charts: stolen time per run for the top sources, the rest summed as "other".
+  std::vector<std::string> chart_series;
+  std::vector<RunBar> runs;
+  double fastest_ns = 0;
+};
+
+ReportModel build_model(const RunRecord& analyzed);
+
+// Renderers: one per format, each in its own file.
+std::string render_text(const ReportModel& m, bool color);
+std::string render_markdown(const ReportModel& m);
+std::string render_html(const ReportModel& m);
+
+}  // namespace nw::report

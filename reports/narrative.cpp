@@ -1,0 +1,117 @@
+#include "reports/narrative.h"
+
+#include <fmt/format.h>
+
+#include "reports/sources.h"
+#include "reports/units.h"
+
+namespace nw::report {
+
+namespace {
+
+std::string join_runs(const std::vector<int>& runs) {
+  std::string s;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (i == 8) return s + ", …";
+    s += (i ? ", " : "") + std::to_string(runs[i]);
+  }
+  return s;
+}
+
+double share_of(const AttributionResult& a, const std::string& source) {
+  for (const auto& r : a.rows)
+    if (r.source == source) return r.share;
+  return 0;
+}
+
+}  // namespace
+
+std::string headline(const NarrativeInput& in) {
+  const auto& p = in.patterns;
+  if (p.runs == 0) return "No measured runs: nothing to report";
+  std::string lead = fmt::format("CV {} over {} run{}", format_percent(p.cv, 2), p.runs, p.runs == 1 ? "" : "s");
+  if (p.stability == "stable") lead += " (stable)";
+  const auto& a = in.attribution;
+  if (!a.attributable) return lead + " — " + a.reason;
+  const auto& top = a.rows.front();
+  std::string what = top.source == "unexplained"
+                         ? (in.rec.host.virtualized ? "sources noisewatch cannot see (on this VM, most likely the host)"
+                                                    : "sources noisewatch cannot see (unexplained)")
+                         : describe_source(top.source);
+  return fmt::format("{} — {} of the variance comes from {}", lead, format_share(top.share), what);
+}
+
+std::vector<std::string> warnings(const NarrativeInput& in) {
+  std::vector<std::string> w;
+  const auto& p = in.patterns;
+  const auto& a = in.attribution;
+  const auto& rec = in.rec;
+  if (rec.interrupted) w.push_back(fmt::format("The run was interrupted: only {} measured runs completed.", p.runs));
+  if (!a.attributable && p.runs > 0)
+    w.push_back(fmt::format("Attribution is not possible: {} ({} measured). Run at least {} repetitions.", a.reason,
+                            p.runs, kMinRunsToAttribute * 2));
+  if (p.stability == "unstable")
+    w.push_back(fmt::format("CV {} is above {}: these timings are unstable; do not compare them with others yet.",
+                            format_percent(p.cv, 2), format_percent(kCvUnstable, 0)));
+  else if (p.stability == "moderate")
+    w.push_back(fmt::format("CV {} is above {}: differences of a few percent between builds will be hidden by noise.",
+                            format_percent(p.cv, 2), format_percent(kCvModerate, 0)));
+  if (p.runs >= 2 && p.ci_half_width > kTargetPrecision)
+    w.push_back(fmt::format("Too few runs for this CV: with {} runs the mean is known to ±{} (95 %); about {} runs "
+                            "would give ±{}.",
+                            p.runs, format_percent(p.ci_half_width), p.runs_needed, format_percent(kTargetPrecision, 0)));
+  for (const auto& o : p.outliers)
+    w.push_back(fmt::format("Run {} is an outlier (modified z-score {:.1f}){}.", o.run, o.z,
+                            o.source.empty() ? std::string{} : ": mostly " + describe_source(o.source)));
+  if (p.bimodal.found)
+    w.push_back(fmt::format("Bimodal: the runs form two clusters, {} and {} (slow runs: {}){}.",
+                            format_duration(p.bimodal.fast_mean_ns), format_duration(p.bimodal.slow_mean_ns),
+                            join_runs(p.bimodal.slow_runs),
+                            p.bimodal.source.empty()
+                                ? std::string("; no measured source explains the gap")
+                                : fmt::format("; {} accounts for {} of the gap", describe_source(p.bimodal.source),
+                                              format_share(p.bimodal.source_fraction))));
+  if (p.drift.found)
+    w.push_back(fmt::format("Drift: the runs get {} by {} from first to last (Mann-Kendall p = {:.2g}){}{}.",
+                            p.drift.slope_ns_per_run > 0 ? "slower" : "faster",
+                            format_percent(std::fabs(p.drift.total_fraction)), p.drift.p_value,
+                            p.drift.source.empty() ? std::string{} : ", following " + describe_source(p.drift.source),
+                            p.drift.frequency_falling ? "; the frequency falls across the runs (thermal throttling?)" : ""));
+  if (p.slow_first.found)
+    w.push_back(fmt::format("The first measured run was {} slower than the others: caches, page cache or frequency "
+                            "were still warming up; add warm-up runs.",
+                            format_percent(p.slow_first.excess)));
+  double unexplained = share_of(a, "unexplained");
+  if (rec.host.virtualized)
+    w.push_back(fmt::format("This is a virtual machine: host-side contention (other guests, the host's frequency "
+                            "and SMT) is invisible from inside and lands in `unexplained`{}.",
+                            a.attributable ? " (" + format_share(unexplained) + " here)" : std::string{}));
+  else if (a.attributable && unexplained >= 0.5)
+    w.push_back(fmt::format("{} of the variance is unexplained: its cause leaves no OS event (cache or memory "
+                            "interference, code and data layout, frequency when not measured).",
+                            format_share(unexplained)));
+  if (a.attributable && in.split.instructions_share && *in.split.instructions_share >= 0.05)
+    w.push_back(fmt::format("The workload itself varies: retired instructions change by {} (CV) and follow the run "
+                            "time ({} of the variance). Fix seeds and inputs.",
+                            format_percent(in.split.instructions_cv.value_or(0), 2),
+                            format_share(*in.split.instructions_share)));
+  double blocking = share_of(a, "blocking");
+  if (a.attributable && blocking >= 0.05)
+    w.push_back(fmt::format("{} of the variance is the benchmark's own blocking (I/O, sleeps, locks): the workload's "
+                            "doing, not noise.",
+                            format_share(blocking)));
+  int failed = 0, first_failed = -1, status = 0;
+  for (const auto* r : rec.measured())
+    if (r->exit_status != 0 && failed++ == 0) {
+      first_failed = r->index;
+      status = r->exit_status;
+    }
+  if (failed)
+    w.push_back(fmt::format("{} measured run{} failed (run {} exited with status {}); their timings are included.",
+                            failed, failed == 1 ? "" : "s", first_failed, status));
+  if (rec.lost_events)
+    w.push_back(fmt::format("The probes lost {} events: the measured sources undercount.", rec.lost_events));
+  return w;
+}
+
+}  // namespace nw::report

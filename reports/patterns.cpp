@@ -1,0 +1,213 @@
+#include "reports/patterns.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <boost/math/distributions/students_t.hpp>
+
+#include "stats/descriptive.h"
+
+namespace nw::report {
+
+namespace {
+
+// The source most above its own median in run i, and by how much (ns).
+std::pair<std::string, double> top_excess_source(const RunMatrix& m, size_t i) {
+  std::string best;
+  double best_excess = 0;
+  for (const auto& s : m.sources) {
+    if (s.kind != Kind::time) continue;
+    double excess = s.time_ns[i] - stats::median(s.time_ns);
+    if (excess > best_excess) {
+      best_excess = excess;
+      best = s.name;
+    }
+  }
+  return {best, best_excess};
+}
+
+std::vector<Outlier> find_outliers(const RunMatrix& m) {
+  std::vector<Outlier> out;
+  if (m.runs() < 3) return out;
+  auto z = stats::modified_z(m.wall_ns);
+  for (size_t i = 0; i < z.size(); ++i) {
+    if (std::fabs(z[i]) <= kOutlierZ) continue;
+    Outlier o{m.run_index[i], z[i], {}};
+    // Only a slow outlier can be blamed on a source that took extra time.
+    if (z[i] > 0) {
+      auto [src, excess] = top_excess_source(m, i);
+      if (excess > 0.3 * (m.wall_ns[i] - stats::median(m.wall_ns))) o.source = src;
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+// Optimal split of the sorted times into two clusters (1-D 2-means), then Ashman's D.
+// A forced split of one normal sample gives D ~ 2.7 and of a uniform one ~ 3.5, hence D > 4.
+Bimodal find_bimodal(const RunMatrix& m) {
+  Bimodal b;
+  const size_t n = m.runs();
+  if (n < 6) return b;
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t c) { return m.wall_ns[a] < m.wall_ns[c]; });
+  const size_t min_size = std::max<size_t>(2, size_t(std::ceil(0.15 * double(n))));
+  double best_ss = INFINITY;
+  size_t best_k = 0;
+  for (size_t k = min_size; k + min_size <= n; ++k) {
+    std::vector<double> lo, hi;
+    for (size_t i = 0; i < n; ++i) (i < k ? lo : hi).push_back(m.wall_ns[order[i]]);
+    double ss = stats::variance(lo) * double(lo.size() - 1) + stats::variance(hi) * double(hi.size() - 1);
+    if (ss < best_ss) {
+      best_ss = ss;
+      best_k = k;
+    }
+  }
+  if (best_k == 0) return b;
+  std::vector<double> lo, hi;
+  for (size_t i = 0; i < n; ++i) (i < best_k ? lo : hi).push_back(m.wall_ns[order[i]]);
+  b.fast_mean_ns = stats::mean(lo);
+  b.slow_mean_ns = stats::mean(hi);
+  double gap = b.slow_mean_ns - b.fast_mean_ns;
+  double spread = std::sqrt((stats::variance(lo) + stats::variance(hi)) / 2);
+  b.ashman_d = spread > 0 ? gap / spread : INFINITY;
+  b.found = b.ashman_d > kBimodalAshmanD && gap > kMinRelativeGap * stats::median(m.wall_ns);
+  if (!b.found) return b;
+  for (size_t i = best_k; i < n; ++i) b.slow_runs.push_back(m.run_index[order[i]]);
+  std::sort(b.slow_runs.begin(), b.slow_runs.end());
+  for (const auto& s : m.sources) {
+    if (s.kind != Kind::time) continue;
+    double slow = 0, fast = 0;
+    for (size_t i = 0; i < n; ++i) (i < best_k ? fast : slow) += s.time_ns[order[i]];
+    double frac = (slow / double(n - best_k) - fast / double(best_k)) / gap;
+    if (frac > b.source_fraction) {
+      b.source_fraction = frac;
+      b.source = s.name;
+    }
+  }
+  if (b.source_fraction < 0.3) b.source.clear();
+  return b;
+}
+
+Drift find_drift(const RunMatrix& m) {
+  Drift d;
+  const size_t n = m.runs();
+  if (n < 6) return d;
+  auto [p, sign] = mann_kendall(m.wall_ns);
+  d.p_value = p;
+  d.slope_ns_per_run = theil_sen_slope(m.wall_ns);
+  double med = stats::median(m.wall_ns);
+  d.total_fraction = med > 0 ? d.slope_ns_per_run * double(n - 1) / med : 0;
+  d.found = p < kDriftP && std::fabs(d.total_fraction) > kMinRelativeGap;
+  if (!d.found) return d;
+  double best = 0;
+  for (const auto& s : m.sources) {
+    if (s.kind != Kind::time) continue;
+    auto [ps, ss] = mann_kendall(s.time_ns);
+    if (ps >= 0.05 || ss != sign) continue;
+    double frac = theil_sen_slope(s.time_ns) / d.slope_ns_per_run;
+    if (frac > best) {
+      best = frac;
+      d.source = s.name;
+    }
+  }
+  if (best < 0.3) d.source.clear();
+  return d;
+}
+
+SlowFirst find_slow_first(const RunMatrix& m) {
+  SlowFirst s;
+  if (m.runs() < 5) return s;
+  std::vector<double> rest(m.wall_ns.begin() + 1, m.wall_ns.end());
+  double med = stats::median(rest), spread = stats::mad(rest);
+  double first = m.wall_ns.front();
+  s.excess = med > 0 ? first / med - 1 : 0;
+  bool far = spread > 0 ? 0.6745 * (first - med) / spread > kOutlierZ : s.excess > 2 * kMinRelativeGap;
+  s.found = far && s.excess > kMinRelativeGap && first >= *std::max_element(rest.begin(), rest.end());
+  return s;
+}
+
+}  // namespace
+
+std::pair<double, int> mann_kendall(const std::vector<double>& x) {
+  const size_t n = x.size();
+  if (n < 3) return {1.0, 0};
+  double s = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) s += (x[j] > x[i]) - (x[j] < x[i]);
+  double dn = double(n);
+  double var = dn * (dn - 1) * (2 * dn + 5) / 18;
+  if (s == 0) return {1.0, 0};
+  double z = (s - (s > 0 ? 1 : -1)) / std::sqrt(var);  // continuity correction
+  return {std::erfc(std::fabs(z) / std::sqrt(2.0)), s > 0 ? 1 : -1};
+}
+
+double theil_sen_slope(const std::vector<double>& x) {
+  std::vector<double> slopes;
+  for (size_t i = 0; i < x.size(); ++i)
+    for (size_t j = i + 1; j < x.size(); ++j) slopes.push_back((x[j] - x[i]) / double(j - i));
+  return slopes.empty() ? 0.0 : stats::median(std::move(slopes));
+}
+
+Patterns detect_patterns(const RunMatrix& m) {
+  Patterns p;
+  p.runs = m.runs();
+  if (p.runs >= 2) {
+    double mean = stats::mean(m.wall_ns);
+    p.cv = mean > 0 ? stats::stddev(m.wall_ns) / mean : 0;
+    boost::math::students_t t(double(p.runs - 1));
+    double tq = boost::math::quantile(boost::math::complement(t, 0.025));
+    p.ci_half_width = tq * p.cv / std::sqrt(double(p.runs));
+    // Normal approximation for the target: n >= (1.96 CV / precision)^2, at least 5 runs.
+    p.runs_needed = std::max<int>(5, int(std::ceil(std::pow(1.96 * p.cv / kTargetPrecision, 2))));
+  }
+  p.stability = p.cv >= kCvUnstable ? "unstable" : p.cv >= kCvModerate ? "moderate" : "stable";
+  p.outliers = find_outliers(m);
+  p.bimodal = find_bimodal(m);
+  p.drift = find_drift(m);
+  p.slow_first = find_slow_first(m);
+  if (m.frequency_modelled) {
+    for (const auto& s : m.sources)
+      if (s.name == "frequency") {
+        // The modelled frequency time rises as the frequency falls.
+        auto [pf, sign] = mann_kendall(s.time_ns);
+        p.drift.frequency_falling = p.drift.found && pf < 0.05 && sign > 0;
+      }
+  }
+  return p;
+}
+
+nlohmann::json to_json(const Patterns& p) {
+  nlohmann::json outliers = nlohmann::json::array();
+  for (const auto& o : p.outliers) {
+    nlohmann::json j = {{"run", o.run}, {"z", o.z}};
+    if (!o.source.empty()) j["source"] = o.source;
+    outliers.push_back(std::move(j));
+  }
+  nlohmann::json j = {
+      {"stability", {{"cv", p.cv}, {"level", p.stability}, {"ci_half_width", p.ci_half_width},
+                     {"runs_needed", p.runs_needed}, {"target_precision", kTargetPrecision}}},
+      {"outliers", std::move(outliers)},
+      {"bimodal", {{"found", p.bimodal.found}, {"ashman_d", std::isfinite(p.bimodal.ashman_d) ? nlohmann::json(p.bimodal.ashman_d) : nlohmann::json("inf")}}},
+      {"drift", {{"found", p.drift.found}, {"p_value", p.drift.p_value},
+                 {"slope_ns_per_run", p.drift.slope_ns_per_run}, {"total_fraction", p.drift.total_fraction}}},
+      {"slow_first_run", {{"found", p.slow_first.found}, {"excess", p.slow_first.excess}}}};
+  if (p.bimodal.found) {
+    j["bimodal"]["fast_mean_ns"] = p.bimodal.fast_mean_ns;
+    j["bimodal"]["slow_mean_ns"] = p.bimodal.slow_mean_ns;
+    j["bimodal"]["slow_runs"] = p.bimodal.slow_runs;
+    if (!p.bimodal.source.empty()) {
+      j["bimodal"]["source"] = p.bimodal.source;
+      j["bimodal"]["source_fraction"] = p.bimodal.source_fraction;
+    }
+  }
+  if (p.drift.found) {
+    if (!p.drift.source.empty()) j["drift"]["source"] = p.drift.source;
+    j["drift"]["frequency_falling"] = p.drift.frequency_falling;
+  }
+  return j;
+}
+
+}  // namespace nw::report

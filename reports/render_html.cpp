@@ -1,0 +1,116 @@
+// One self-contained HTML file: inline CSS, inline SVG charts, no external resources.
+#include <fmt/format.h>
+
+#include "reports/model.h"
+#include "reports/svg_charts.h"
+#include "reports/units.h"
+
+namespace nw::report {
+
+namespace {
+
+constexpr const char* kStyle = R"(
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 62em; color: #222; }
+h1 { font-size: 1.3em; margin-bottom: .2em; } h1 code { font-size: .9em; }
+.headline { font-size: 1.15em; font-weight: 600; margin: .6em 0 1em; }
+.meta { color: #666; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; }
+th, td { padding: .25em .7em; border-bottom: 1px solid #ddd; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+.warn li { color: #8a5a00; }
+pre { background: #f4f4f4; padding: .5em .8em; overflow-x: auto; }
+.legend span { display: inline-block; margin-right: 1.2em; }
+.legend i { display: inline-block; width: .9em; height: .9em; margin-right: .35em; vertical-align: -1px; }
+svg.chart { display: block; margin: .5em 0 1em; }
+svg .grid { stroke: #eee; } svg .axis { stroke: #555; } svg .whisker { stroke: #222; stroke-width: 1.5; }
+svg .tick { font-size: 11px; fill: #444; } svg .label { font-size: 12px; fill: #444; }
+svg .outlier { fill: #d62728; font-weight: bold; }
+)";
+
+// Lets automated checks (and curious users) see that the charts were laid out by the browser:
+// it writes each chart's rendered size into a data attribute on <html>. Nothing else depends on it.
+constexpr const char* kLayoutProbe = R"(
+<script>
+addEventListener('load', () => {
+  const sizes = [...document.querySelectorAll('svg.chart')].map(s => {
+    const b = s.getBBox();
+    return s.id + ':' + Math.round(b.width) + 'x' + Math.round(b.height) + ':' + s.querySelectorAll('rect').length;
+  });
+  document.documentElement.dataset.charts = sizes.join(' ');
+});
+</script>
+)";
+
+std::string esc(const std::string& s) { return escape_xml(s); }
+
+}  // namespace
+
+std::string render_html(const ReportModel& m) {
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  h += "<title>noisewatch: " + esc(m.command) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  h += "<h1>noisewatch: <code>" + esc(m.command) + "</code></h1>\n";
+  h += fmt::format("<p class=\"meta\">CPU {} · {} runs + {} warm-up{}{}</p>\n", esc(m.cpus), m.summary.runs, m.warmups,
+                   m.host.virtualized ? " · virtual machine" : "",
+                   m.host.cpu_model.empty() ? "" : " · " + esc(m.host.cpu_model));
+  h += "<p class=\"headline\">" + esc(m.headline) + "</p>\n";
+
+  const auto& s = m.summary;
+  h += "<table class=\"summary\"><tr><th>runs</th><th>mean</th><th>median</th><th>min</th><th>max</th><th>stddev</th>"
+       "<th>CV</th></tr>\n";
+  h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>\n",
+                   s.runs, esc(format_duration(s.mean_ns)), esc(format_duration(s.median_ns)),
+                   esc(format_duration(s.min_ns)), esc(format_duration(s.max_ns)), esc(format_duration(s.stddev_ns)),
+                   esc(format_percent(s.cv, 2)));
+
+  h += "<h2>Stolen time per run</h2>\n";
+  h += "<p class=\"legend\"><span><i style=\"background:#9e9e9e\"></i>wall time over the fastest run</span>";
+  for (size_t i = 0; i < m.chart_series.size(); ++i)
+    h += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", series_color(i, m.chart_series[i]),
+                     esc(m.chart_series[i]));
+  h += "</p>\n" + runs_chart_svg(m);
+
+  if (!m.sources.empty()) {
+    h += "<h2>Share of the variance</h2>\n" + shares_chart_svg(m);
+    h += "<table class=\"sources\"><tr><th>source</th><th>share</th><th>95 % interval</th><th>time/run</th>"
+         "<th>% of run</th><th>count/run</th><th>max</th></tr>\n";
+    for (const auto& r : m.sources) {
+      bool timed = r.kind != "remainder";
+      h += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       esc(r.source), m.attributable ? esc(format_share(r.share)) : "–",
+                       r.share_low && r.share_high ? esc(format_share(*r.share_low) + " – " + format_share(*r.share_high)) : "",
+                       timed ? esc(format_duration(r.mean_time_ns)) + (r.kind == "count" ? " (est.)" : "") : "",
+                       timed ? esc(format_percent(r.pct_of_run, 2)) : "", timed ? fmt::format("{:.1f}", r.mean_count) : "",
+                       r.max_ns > 0 ? esc(format_duration(r.max_ns)) : "");
+    }
+    h += "</table>\n";
+  }
+  if (!m.warnings.empty()) {
+    h += "<h2>Warnings</h2>\n<ul class=\"warn\">\n";
+    for (const auto& w : m.warnings) h += "<li>" + esc(w) + "</li>\n";
+    h += "</ul>\n";
+  }
+  if (!m.recommendations.empty()) {
+    h += "<h2>Recommendations</h2>\n<ol class=\"recommendations\">\n";
+    for (const auto& r : m.recommendations) {
+      h += fmt::format("<li id=\"rec-{}\"><strong>{}</strong>{}{}", esc(r.id), esc(r.title),
+                       r.share > 0 ? " — addresses " + esc(format_share(r.share)) : "", r.reboot ? " (needs a reboot)" : "");
+      if (!r.commands.empty()) {
+        h += "<pre><code>";
+        for (const auto& c : r.commands) h += esc(c) + "\n";
+        h += "</code></pre>";
+      }
+      if (!r.tradeoff.empty()) h += "<p>Trade-off: " + esc(r.tradeoff) + "</p>";
+      h += "</li>\n";
+    }
+    h += "</ol>\n";
+  }
+  if (!m.unavailable.empty()) {
+    h += "<h2>Not measured</h2>\n<ul>\n";
+    for (const auto& u : m.unavailable) h += "<li>" + esc(u.probe) + ": " + esc(u.reason) + "</li>\n";
+    h += "</ul>\n";
+  }
+  h += kLayoutProbe;
+  return h + "</body>\n</html>\n";
+}
+
+}  // namespace nw::report

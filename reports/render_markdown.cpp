@@ -1,0 +1,88 @@
+// Markdown to paste into a pull request or an issue (GitHub-flavoured tables).
+#include <fmt/format.h>
+
+#include "reports/model.h"
+#include "reports/units.h"
+
+namespace nw::report {
+
+namespace {
+
+// Table cells must not break the table: pipes escaped, newlines flattened.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const ReportModel& m) {
+  std::string out;
+  auto line = [&](const std::string& s = {}) { out += s + "\n"; };
+  line("### noisewatch: `" + m.command + "`");
+  line();
+  line("**" + m.headline + "**");
+  line();
+  const auto& s = m.summary;
+  line(fmt::format("CPU {} · {} runs + {} warm-up{}", m.cpus, s.runs, m.warmups,
+                   m.host.virtualized ? " · virtual machine" : ""));
+  line();
+  line("| runs | mean | median | min | max | stddev | CV |");
+  line("|---:|---:|---:|---:|---:|---:|---:|");
+  line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", s.runs, format_duration(s.mean_ns),
+                   format_duration(s.median_ns), format_duration(s.min_ns), format_duration(s.max_ns),
+                   format_duration(s.stddev_ns), format_percent(s.cv, 2)));
+  line();
+  if (!m.sources.empty()) {
+    line("| source | share of variance | 95 % interval | time/run | % of run | count/run | max |");
+    line("|---|---:|---:|---:|---:|---:|---:|");
+    for (const auto& r : m.sources) {
+      bool timed = r.kind != "remainder";
+      line(fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |", cell(r.source),
+                       m.attributable ? format_share(r.share) : "–",
+                       r.share_low && r.share_high ? format_share(*r.share_low) + " – " + format_share(*r.share_high) : "",
+                       timed ? format_duration(r.mean_time_ns) + (r.kind == "count" ? " (est.)" : "") : "",
+                       timed ? format_percent(r.pct_of_run, 2) : "", timed ? fmt::format("{:.1f}", r.mean_count) : "",
+                       r.max_ns > 0 ? format_duration(r.max_ns) : ""));
+    }
+    line();
+  }
+  if (!m.warnings.empty()) {
+    line("**Warnings**");
+    line();
+    for (const auto& w : m.warnings) line("- " + w);
+    line();
+  }
+  if (!m.recommendations.empty()) {
+    line("**Recommendations**");
+    line();
+    int n = 0;
+    for (const auto& r : m.recommendations) {
+      line(fmt::format("{}. **{}**{}{}", ++n, r.title, r.share > 0 ? fmt::format(" — addresses {}", format_share(r.share)) : "",
+                       r.reboot ? " (needs a reboot)" : ""));
+      if (!r.commands.empty()) {
+        line("   ```sh");
+        for (const auto& c : r.commands) line("   " + c);
+        line("   ```");
+      }
+      if (!r.tradeoff.empty()) line("   Trade-off: " + r.tradeoff);
+    }
+    line();
+  }
+  if (!m.unavailable.empty()) {
+    line("<details><summary>Not measured</summary>");
+    line();
+    for (const auto& u : m.unavailable) line("- " + u.probe + ": " + u.reason);
+    line();
+    line("</details>");
+  }
+  while (out.size() > 1 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  return out;
+}
+
+}  // namespace nw::report

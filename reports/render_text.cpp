@@ -1,0 +1,96 @@
+// The terminal report: headline first, then the numbers, then what to do.
+#include <fmt/color.h>
+#include <fmt/format.h>
+
+#include "reports/model.h"
+#include "reports/units.h"
+
+namespace nw::report {
+
+namespace {
+
+// Sources beyond this many rows are summarised in one line (the JSON keeps them all).
+constexpr size_t kTextRows = 12;
+
+struct Painter {
+  bool color;
+  std::string operator()(const std::string& s, fmt::text_style st) const {
+    return color ? fmt::format(st, "{}", s) : s;
+  }
+};
+
+std::string interval(const SourceRow& r) {
+  if (!r.share_low || !r.share_high) return "";
+  return fmt::format("{} – {}", format_share(*r.share_low), format_share(*r.share_high));
+}
+
+}  // namespace
+
+std::string render_text(const ReportModel& m, bool color) {
+  Painter paint{color};
+  const auto bold = fmt::emphasis::bold;
+  std::string out;
+  auto line = [&](const std::string& s = {}) { out += s + "\n"; };
+
+  line(paint("noisewatch", bold) + fmt::format(": {}   (CPU {}, {} runs + {} warm-up)", m.command.empty() ? "?" : m.command,
+                                                  m.cpus, m.summary.runs, m.warmups));
+  line(paint(m.headline, bold));
+  line();
+  const auto& s = m.summary;
+  line(paint("Summary", bold));
+  line(fmt::format("  runs {}   mean {}   median {}   min {}   max {}   stddev {}   CV {}", s.runs,
+                   format_duration(s.mean_ns), format_duration(s.median_ns), format_duration(s.min_ns),
+                   format_duration(s.max_ns), format_duration(s.stddev_ns), format_percent(s.cv, 2)));
+  line();
+
+  if (!m.sources.empty()) {
+    line(paint("Sources", bold) + " (ranked by share of the run-to-run variance; 95 % bootstrap interval)");
+    size_t w = 6;
+    for (size_t i = 0; i < m.sources.size() && i < kTextRows; ++i) w = std::max(w, m.sources[i].source.size());
+    line(fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>8}  {:>9}  {:>10}", "source", w, "share", "interval",
+                     "time/run", "% of run", "count/run", "max"));
+    for (size_t i = 0; i < m.sources.size() && i < kTextRows; ++i) {
+      const auto& r = m.sources[i];
+      bool timed = r.kind != "remainder";
+      std::string time = timed ? format_duration(r.mean_time_ns) + (r.kind == "count" ? "*" : "") : "";
+      std::string row = fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>8}  {:>9}  {:>10}", r.source, w,
+                                    m.attributable ? format_share(r.share) : "-", interval(r), time,
+                                    timed ? format_percent(r.pct_of_run, 2) : "",
+                                    timed ? fmt::format("{:.1f}", r.mean_count) : "",
+                                    r.max_ns > 0 ? format_duration(r.max_ns) : "");
+      line(i == 0 && m.attributable && r.share >= 0.2 ? paint(row, fmt::fg(fmt::terminal_color::red)) : row);
+    }
+    if (m.sources.size() > kTextRows)
+      line(fmt::format("  … and {} more sources (see --format json)", m.sources.size() - kTextRows));
+    bool estimated = false;
+    for (const auto& r : m.sources) estimated |= r.kind == "count";
+    if (estimated) line("  * estimated: events x cost per event fitted on the unexplained remainder");
+    line();
+  }
+
+  if (!m.warnings.empty()) {
+    line(paint("Warnings", bold));
+    for (const auto& w : m.warnings) line(paint("  ! ", fmt::fg(fmt::terminal_color::yellow)) + w);
+    line();
+  }
+  if (!m.recommendations.empty()) {
+    line(paint("Recommendations", bold) + " (ranked by the share of the variance they address)");
+    int n = 0;
+    for (const auto& r : m.recommendations) {
+      std::string share = r.share > 0 ? fmt::format("  [{}]", format_share(r.share)) : "";
+      line(fmt::format("  {}. {}{}{}", ++n, paint(r.title, fmt::fg(fmt::terminal_color::green) | bold), share,
+                       r.reboot ? "  (reboot)" : ""));
+      for (const auto& c : r.commands) line("       " + paint(c, fmt::fg(fmt::terminal_color::cyan)));
+      if (!r.tradeoff.empty()) line("       trade-off: " + r.tradeoff);
+    }
+    line();
+  }
+  if (!m.unavailable.empty()) {
+    line(paint("Not measured", bold));
+    for (const auto& u : m.unavailable) line(fmt::format("  {}: {}", u.probe, u.reason));
+  }
+  while (out.size() > 1 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  return out;
+}
+
+}  // namespace nw::report

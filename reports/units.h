@@ -1,0 +1,11 @@
+// Human-readable numbers shared by every renderer, so that all formats say the same thing.
+#pragma once
+#include <string>
+
+namespace nw::report {
+
+std::string format_duration(double ns);           // "812 ns", "12.3 µs", "4.56 ms", "1.234 s"
+std::string format_percent(double fraction, int decimals = 1);  // 0.0272 -> "2.7 %"
+std::string format_share(double fraction);        // 0.712 -> "71 %"
+
+}  // namespace nw::report

@@ -1,0 +1,30 @@
+// Is the variance the workload's own (it did different work or chose to wait) or the machine's?
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "record/run_record.h"
+#include "reports/attribution.h"
+#include "reports/sources.h"
+
+namespace nw::report {
+
+struct WorkloadSplit {
+  double machine = 0;      // sum of the shares of machine sources (OS and hardware noise)
+  double workload = 0;     // blocking, faults, own threads + what follows the instruction count
+  double unexplained = 0;  // what is left of `unexplained` after the instruction count
+  std::optional<double> instructions_cv;     // run-to-run CV of retired instructions
+  std::optional<double> instructions_share;  // part of `unexplained` that follows instructions
+  double cpu_time_cv = 0;                    // CV of user + sys time
+  std::string verdict;                       // "machine" | "workload" | "mixed" | "unexplained" | "none"
+};
+
+// `residual` is the unexplained remainder per run (Decomposition::residual) of the same runs.
+WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const AttributionResult& a,
+                             const std::vector<double>& residual, double var_t);
+nlohmann::json to_json(const WorkloadSplit& w);
+
+}  // namespace nw::report
