@@ -1,11 +1,93 @@
+// `noisewatch check`: options, output selection and the exit status (0 / 1 warnings / 2 failures).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "check/check_context.h"
+#include "check/check_render.h"
+#include "check/check_runner.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 
 namespace nw::cli {
 
+namespace {
+
+struct CheckArgs {
+  std::string cpu, sysroot, format = "text", output;
+  double duration = 5, threshold_us = 1;
+  bool no_attribution = false;
+};
+
+bool use_color(bool to_stdout) {
+  const char* no_color = std::getenv("NO_COLOR");
+  return to_stdout && isatty(STDOUT_FILENO) && !(no_color && *no_color);
+}
+
+int run_check_command(const CheckArgs& a) {
+  if (a.duration < 0) throw Error(fmt::format("--duration {} is negative; give seconds >= 0 (0 skips the noise measurement)", a.duration));
+  if (a.threshold_us <= 0) throw Error("--threshold must be > 0 microseconds");
+  if (!a.sysroot.empty() && !std::filesystem::is_directory(a.sysroot))
+    throw Error(fmt::format("--sysroot {}: no such directory; give a directory made by `noisewatch snapshot`", a.sysroot));
+  check::CheckOptions opts;
+  if (!a.cpu.empty()) opts.cpus = check::parse_cpu_option(a.cpu);
+  opts.duration_s = a.duration;
+  opts.threshold_ns = uint64_t(a.threshold_us * 1000);
+  opts.attribute = !a.no_attribution;
+  sys::Sysroot root(a.sysroot);
+  auto report = check::run_check(root, opts);
+
+  bool to_stdout = a.output.empty() || a.output == "-";
+  std::string text;
+  if (a.format == "json")
+    text = check::render_json(report).dump(2) + "\n";
+  else if (a.format == "prometheus")
+    text = check::render_prometheus(report);
+  else
+    text = check::render_text(report, use_color(to_stdout));
+  if (to_stdout) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  } else {
+    // node_exporter may read the file at any time: write a temporary file and rename it.
+    std::string tmp = a.output + ".tmp";
+    {
+      std::ofstream f(tmp, std::ios::trunc);
+      if (!f || !(f << text)) throw Error(fmt::format("cannot write {}; check the directory exists and is writable", a.output));
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, a.output, ec);
+    if (ec) throw Error(fmt::format("cannot write {}: {}", a.output, ec.message()));
+  }
+  return report.exit_status();
+}
+
+}  // namespace
+
 void register_check(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("check", "pre-flight health check: is this machine fit to benchmark on?");
-  sub->callback([&action] { action = [] () -> int { throw Error("'check' is not built yet"); }; });
+  auto args = std::make_shared<CheckArgs>();
+  sub->add_option("--cpu", args->cpu, "target CPUs, e.g. 2 or 2-3 (default: the isolated CPUs, else all online)");
+  sub->add_option("--duration", args->duration, "seconds of live noise measurement in total; 0 skips it")
+      ->capture_default_str();
+  sub->add_option("--threshold", args->threshold_us, "gap threshold in microseconds for the noise measurement")
+      ->capture_default_str();
+  sub->add_option("--sysroot", args->sysroot, "read /proc and /sys under DIR (e.g. from `noisewatch snapshot`)");
+  sub->add_option("--format", args->format, "text, json (noisewatch.check/1) or prometheus (textfile collector)")
+      ->check(CLI::IsMember({"text", "json", "prometheus"}))
+      ->capture_default_str();
+  sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout");
+  sub->add_flag("--no-attribution", args->no_attribution, "do not load the eBPF probe to attribute gaps");
+  sub->footer(
+      "Exit status: 0 no warnings, 1 warnings, 2 failures, 125 bad input.\n"
+      "Statuses: ok, info (a fact, no action), warn, fail, unknown (the files needed are absent).");
+  sub->callback([&action, args] { action = [args] { return run_check_command(*args); }; });
 }
 
 }  // namespace nw::cli

@@ -1,0 +1,28 @@
+// Everything the configuration rules read, gathered once per check from one Sysroot.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "system/kernel_cmdline.h"
+#include "system/sysroot.h"
+#include "system/topology.h"
+
+namespace nw::check {
+
+struct CheckContext {
+  const sys::Sysroot& root;
+  std::vector<int> targets;                     // the CPUs the benchmark would run on
+  sys::Topology topo;
+  std::optional<sys::KernelCmdline> cmdline;    // nullopt when /proc/cmdline is unreadable
+  std::optional<std::vector<int>> isolated;     // isolated file ∪ isolcpus=; nullopt if neither readable
+};
+
+// Reads the shared inputs and resolves the target CPUs: `cpus` when given (each must be online,
+// else nw::Error), otherwise the isolated CPUs if any, else every online CPU.
+CheckContext make_context(const sys::Sysroot& root, const std::optional<std::vector<int>>& cpus);
+
+// Parses a --cpu value ("2", "2-3,6"); throws nw::Error with what to do on bad syntax.
+std::vector<int> parse_cpu_option(const std::string& text);
+
+}  // namespace nw::check

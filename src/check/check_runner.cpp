@@ -1,0 +1,60 @@
+#include "check/check_runner.h"
+
+#include <fmt/format.h>
+
+#include "check/check_context.h"
+#include "check/noise_attribution.h"
+#include "check/rules.h"
+#include "cli/errors.h"
+
+namespace nw::check {
+
+CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
+  auto ctx = make_context(root, opts.cpus);
+  CheckReport report;
+  report.sysroot = root.root();
+  report.target_cpus = ctx.targets;
+  report.findings = run_all_checks(ctx);
+  if (!root.live()) {
+    report.notes.push_back("sysroot: the live noise measurement was skipped");
+    return report;
+  }
+  if (opts.duration_s <= 0) return report;
+  NoiseOptions nopts;
+  nopts.threshold_ns = opts.threshold_ns;
+  std::unique_ptr<NoiseAttributor> attributor;
+  if (opts.attribute) {
+    std::string why;
+    attributor = make_probe_attributor(&why);
+    if (!attributor && !why.empty()) report.notes.push_back(why);
+  }
+  nopts.attributor = attributor.get();
+  try {
+    report.cpus = measure_cpu_noise(ctx.targets, opts.duration_s, nopts);
+  } catch (const Error& e) {
+    if (!attributor) throw;
+    // The probe failed to load (privileges, kernel): measure without attribution.
+    report.notes.push_back(fmt::format("gap attribution unavailable: {}", e.what()));
+    nopts.attributor = nullptr;
+    report.cpus = measure_cpu_noise(ctx.targets, opts.duration_s, nopts);
+  }
+  auto hk = housekeeping_cpus(ctx.topo.online, ctx.isolated.value_or(std::vector<int>{}));
+  if (auto choice = recommend_cpu(report.cpus, hk)) {
+    report.recommended_cpu = choice->cpu;
+    report.recommendation_reason = choice->reason;
+  }
+  return report;
+}
+
+CpuChoice choose_quiet_cpu(const std::vector<int>& candidates, double seconds_total, uint64_t threshold_ns) {
+  sys::Sysroot live;
+  auto ctx = make_context(live, candidates.empty() ? std::nullopt : std::optional(candidates));
+  NoiseOptions nopts;
+  nopts.threshold_ns = threshold_ns;
+  auto measured = measure_cpu_noise(candidates.empty() ? ctx.topo.online : ctx.targets, seconds_total, nopts);
+  auto choice = recommend_cpu(measured, housekeeping_cpus(ctx.topo.online, ctx.isolated.value_or(std::vector<int>{})));
+  if (!choice) throw Error("no CPU could be measured; give --cpu N");
+  return *choice;
+}
+
+}  // namespace nw::check

@@ -1,0 +1,65 @@
+#include "check/noise_attribution.h"
+
+#include <algorithm>
+
+#if __has_include("probes/noise_probe.h")
+#include "probes/noise_probe.h"
+#define NW_HAVE_NOISE_PROBE 1
+#endif
+
+namespace nw::check {
+
+#ifdef NW_HAVE_NOISE_PROBE
+
+namespace {
+
+class ProbeAttributor : public NoiseAttributor {
+ public:
+  void start(const std::map<int, pid_t>& spinner_tid_by_cpu) override {
+    probes::ProbeOptions opts;
+    for (const auto& [cpu, tid] : spinner_tid_by_cpu) opts.watch_cpus.push_back(cpu);
+    probe_ = std::make_unique<probes::NoiseProbe>(opts);
+    for (const auto& [cpu, tid] : spinner_tid_by_cpu) probe_->track(tid);
+    probe_->collect(true);  // start from zero
+  }
+
+  std::map<int, std::vector<NoiseSource>> stop() override {
+    std::map<int, std::vector<NoiseSource>> out;
+    if (!probe_) return out;
+    // The probe reports a source per task (several "preemption:cc1plus"); merge them by name.
+    std::map<int, std::map<std::string, NoiseSource>> merged;
+    for (const auto& e : probe_->collect(true)) {
+      if (e.time_ns == 0) continue;  // count-only events took no time from the spinner
+      auto& m = merged[e.cpu][e.source];
+      m.source = e.source;
+      m.count += e.count;
+      m.time_ns += e.time_ns;
+      m.max_ns = std::max(m.max_ns, e.max_ns);
+    }
+    for (auto& [cpu, sources] : merged)
+      for (auto& [name, s] : sources) out[cpu].push_back(s);
+    probe_.reset();
+    return out;
+  }
+
+ private:
+  std::unique_ptr<probes::NoiseProbe> probe_;
+};
+
+}  // namespace
+
+std::unique_ptr<NoiseAttributor> make_probe_attributor(std::string* why) {
+  (void)why;
+  return std::make_unique<ProbeAttributor>();
+}
+
+#else
+
+std::unique_ptr<NoiseAttributor> make_probe_attributor(std::string* why) {
+  if (why) *why = "gap attribution needs the eBPF noise probe, which this build does not have yet";
+  return nullptr;
+}
+
+#endif
+
+}  // namespace nw::check

@@ -1,0 +1,44 @@
+#include "check/rule_helpers.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "system/cpulist.h"
+
+namespace nw::check {
+
+std::string cpus_text(const std::vector<int>& cpus) {
+  return cpus.empty() ? "none" : sys::format_cpulist(cpus);
+}
+
+std::string cpu_dir(int cpu) { return fmt::format("/sys/devices/system/cpu/cpu{}", cpu); }
+
+std::vector<std::string> boot_param_fix(const std::string& params) {
+  return {fmt::format("sudo sed -i 's/^GRUB_CMDLINE_LINUX=\"/&{} /' /etc/default/grub", params),
+          "sudo update-grub && sudo reboot"};
+}
+
+std::vector<int> uncovered(const std::vector<int>& targets, const std::vector<int>& covered) {
+  std::vector<int> out;
+  for (int c : targets)
+    if (std::find(covered.begin(), covered.end(), c) == covered.end()) out.push_back(c);
+  return out;
+}
+
+std::vector<int> others(const std::vector<int>& online, const std::vector<int>& targets) {
+  return uncovered(online, targets);
+}
+
+Finding make_finding(std::string id, Status status, std::vector<int> cpus, std::string summary,
+                     std::vector<std::string> fix) {
+  Finding f;
+  f.id = std::move(id);
+  f.status = status;
+  f.cpus = std::move(cpus);
+  f.summary = std::move(summary);
+  f.fix = std::move(fix);
+  return f;
+}
+
+}  // namespace nw::check

@@ -1,0 +1,35 @@
+// The configuration rules of `noisewatch check`, one function per finding id (DESIGN.md).
+// Each reads only through ctx.root, so it works the same live and on a sysroot, and reports
+// `unknown` when its input files are absent.
+#pragma once
+#include <vector>
+
+#include "check/check_context.h"
+#include "check/finding.h"
+
+namespace nw::check {
+
+Finding check_cpu_governor(const CheckContext& ctx);
+Finding check_frequency_range(const CheckContext& ctx);
+Finding check_turbo_boost(const CheckContext& ctx);
+Finding check_smt(const CheckContext& ctx);
+Finding check_cpu_isolation(const CheckContext& ctx);
+Finding check_nohz_full(const CheckContext& ctx);
+Finding check_rcu_nocbs(const CheckContext& ctx);
+Finding check_irq_affinity(const CheckContext& ctx);
+Finding check_irqbalance(const CheckContext& ctx);
+Finding check_aslr(const CheckContext& ctx);
+Finding check_transparent_hugepages(const CheckContext& ctx);
+Finding check_nmi_watchdog(const CheckContext& ctx);
+Finding check_hybrid_cpu(const CheckContext& ctx);
+Finding check_cpu_idle_states(const CheckContext& ctx);
+Finding check_virtualization(const CheckContext& ctx);
+Finding check_load(const CheckContext& ctx);
+Finding check_power_supply(const CheckContext& ctx);
+Finding check_thermal_throttling(const CheckContext& ctx);
+Finding check_numa_balancing(const CheckContext& ctx);
+
+// Every rule, in the order of DESIGN.md's list of ids.
+std::vector<Finding> run_all_checks(const CheckContext& ctx);
+
+}  // namespace nw::check

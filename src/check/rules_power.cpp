@@ -1,0 +1,111 @@
+// cpu-idle-states, power-supply, thermal-throttling: sleep depth, battery and heat.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "check/rule_helpers.h"
+#include "check/rules.h"
+#include "system/cpuidle.h"
+
+namespace nw::check {
+
+namespace {
+constexpr long long kMaxExitLatencyUs = 10;
+}
+
+Finding check_cpu_idle_states(const CheckContext& ctx) {
+  std::vector<int> deep_cpus, readable;
+  std::vector<std::string> parts, fix;
+  for (int c : ctx.targets) {
+    auto states = sys::read_idle_states(ctx.root, c);
+    if (!states) continue;
+    readable.push_back(c);
+    std::vector<std::string> deep;
+    std::vector<int> indexes;
+    for (const auto& s : *states)
+      if (!s.disabled && s.latency_us > kMaxExitLatencyUs) {
+        deep.push_back(fmt::format("{} ({} us)", s.name, s.latency_us));
+        indexes.push_back(s.index);
+      }
+    if (deep.empty()) continue;
+    deep_cpus.push_back(c);
+    parts.push_back(fmt::format("CPU {}: {}", c, fmt::join(deep, ", ")));
+    fix.push_back(fmt::format("for s in {}; do echo 1 | sudo tee {}/cpuidle/state$s/disable; done",
+                              fmt::join(indexes, " "), cpu_dir(c)));
+  }
+  if (readable.empty())
+    return make_finding("cpu-idle-states", Status::unknown, ctx.targets,
+                        fmt::format("no cpuidle directory for CPU {}", cpus_text(ctx.targets)));
+  if (deep_cpus.empty())
+    return make_finding("cpu-idle-states", Status::ok, ctx.targets,
+                        fmt::format("no enabled idle state with exit latency > {} us on CPU {}", kMaxExitLatencyUs,
+                                    cpus_text(readable)));
+  fix.push_back("# or for the whole machine: sudo cpupower idle-set -D 11");
+  return make_finding("cpu-idle-states", Status::warn, deep_cpus,
+                      fmt::format("enabled idle states with exit latency > {} us: {} (waking up adds latency)",
+                                  kMaxExitLatencyUs, fmt::join(parts, "; ")),
+                      fix);
+}
+
+Finding check_power_supply(const CheckContext& ctx) {
+  const std::string dir = "/sys/class/power_supply";
+  if (!ctx.root.is_dir(dir))
+    return make_finding("power-supply", Status::unknown, {}, "no /sys/class/power_supply");
+  std::vector<std::string> mains_on, mains_off, batteries;
+  bool discharging = false;
+  for (const auto& name : ctx.root.list_dir(dir)) {
+    std::string base = dir + "/" + name;
+    auto type = ctx.root.read_line(base + "/type");
+    if (!type) continue;
+    if (*type == "Mains") {
+      auto online = ctx.root.read_int(base + "/online");
+      if (!online) continue;
+      (*online ? mains_on : mains_off).push_back(name);
+    } else if (*type == "Battery") {
+      auto status = ctx.root.read_line(base + "/status").value_or("unknown");
+      auto capacity = ctx.root.read_int(base + "/capacity");
+      batteries.push_back(capacity ? fmt::format("{} {} {}%", name, status, *capacity) : fmt::format("{} {}", name, status));
+      if (status == "Discharging") discharging = true;
+    }
+  }
+  std::string bats = batteries.empty() ? "" : fmt::format("; {}", fmt::join(batteries, ", "));
+  if (!mains_off.empty() && mains_on.empty())
+    return make_finding("power-supply", Status::warn, {},
+                        fmt::format("on battery: {} offline{} (power saving lowers and varies the clock)",
+                                    fmt::join(mains_off, ", "), bats),
+                        {"# plug in the charger"});
+  if (!mains_on.empty())
+    return make_finding("power-supply", Status::ok, {}, fmt::format("on mains: {} online{}", fmt::join(mains_on, ", "), bats));
+  if (discharging)
+    return make_finding("power-supply", Status::warn, {}, fmt::format("battery discharging{}", bats),
+                        {"# plug in the charger"});
+  return make_finding("power-supply", Status::info, {},
+                      batteries.empty() ? "no power supply reported (a desktop, server or VM)"
+                                        : fmt::format("no Mains supply reported{}", bats));
+}
+
+Finding check_thermal_throttling(const CheckContext& ctx) {
+  std::vector<int> throttled, readable;
+  std::vector<std::string> parts;
+  for (int c : ctx.targets) {
+    std::string base = cpu_dir(c) + "/thermal_throttle/";
+    auto core = ctx.root.read_int(base + "core_throttle_count");
+    auto pkg = ctx.root.read_int(base + "package_throttle_count");
+    if (!core && !pkg) continue;
+    readable.push_back(c);
+    if (core.value_or(0) > 0 || pkg.value_or(0) > 0) {
+      throttled.push_back(c);
+      parts.push_back(fmt::format("CPU {}: core {}, package {}", c, core.value_or(0), pkg.value_or(0)));
+    }
+  }
+  if (readable.empty())
+    return make_finding("thermal-throttling", Status::unknown, ctx.targets,
+                        fmt::format("no thermal_throttle counters for CPU {}", cpus_text(ctx.targets)));
+  if (throttled.empty())
+    return make_finding("thermal-throttling", Status::ok, ctx.targets,
+                        fmt::format("no thermal throttling since boot on CPU {}", cpus_text(readable)));
+  return make_finding("thermal-throttling", Status::warn, throttled,
+                      fmt::format("throttled since boot ({}): the CPU slowed down when hot", fmt::join(parts, "; ")),
+                      {"# improve cooling, lower the load of the other cores, or turn turbo off"});
+}
+
+}  // namespace nw::check

@@ -1,0 +1,26 @@
+// The processes visible under /proc: names, states and CPU use, for the irqbalance and load
+// checks. Read from /proc/<pid>/stat only, so a snapshot of those files gives the same answer.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nw::sys {
+
+class Sysroot;
+
+struct ProcessInfo {
+  int pid = 0;
+  std::string comm;
+  char state = '?';            // R running, S sleeping, D disk wait, ...
+  double cpu_seconds = 0;      // utime + stime
+  double age_seconds = 0;      // since the process started; 0 when unknown
+  // Average share of one CPU since the process started (cpu_seconds / age), 0 when unknown.
+  double cpu_share() const { return age_seconds > 0 ? cpu_seconds / age_seconds : 0; }
+};
+
+// Parses one /proc/<pid>/stat line (comm may contain spaces and parentheses).
+std::optional<ProcessInfo> parse_proc_stat(const std::string& line, double uptime_s, long ticks_per_s);
+std::vector<ProcessInfo> read_processes(const Sysroot& root);
+
+}  // namespace nw::sys
