@@ -1,5 +1,388 @@
-// placeholder, replaced below
+// SPDX-License-Identifier: GPL-2.0
+// noisewatch kernel side: charges everything that takes time from tracked tasks (the benchmark,
+// its threads and children) to a named source, aggregated in-kernel per CPU.
+//
+// Accounting model (see DESIGN.md):
+//  - while a tracked task runs on a CPU, hard IRQs, APIC vectors, softirqs and NMIs on that CPU
+//    are time stolen from it;
+//  - while a tracked task is runnable but not running, the CPU time of whatever runs instead on
+//    its CPU is charged to that task (preemption:<comm>), or to wakeup:idle when the CPU was idle;
+//  - nested time counts once: every interrupt-like event adds its own time to the CPU's
+//    stolen_total, and each enclosing level (softirq, preempting slice) subtracts the growth of
+//    stolen_total during its span. The same rule serves any nesting depth.
+//  - time a tracked task chose to be off-CPU is blocking, kept apart from noise.
+// Hot paths do a hash lookup or two and no allocation; nothing is streamed to user space.
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
 #include "noise.h"
+
 char LICENSE[] SEC("license") = "GPL";
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, NW_MAX_TRACKED);
+  __type(key, __u32);
+  __type(value, struct nw_task_info);
+} tracked SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, NW_MAX_NOISE_KEYS);
+  __type(key, struct nw_noise_key);
+  __type(value, struct nw_noise_val);
+} noise SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, NW_MAX_CPUS);
+  __type(key, __u32);
+  __type(value, struct nw_cpu_state);
+} cpus SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, NW_MAX_CPUS);
+  __type(key, __u32);
+  __type(value, struct nw_cpu_config);
+} cpu_config SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct nw_probe_stats);
+} probe_stats SEC(".maps");
+
+static __always_inline struct nw_cpu_state *cpu_at(__u32 cpu) { return bpf_map_lookup_elem(&cpus, &cpu); }
+
+static __always_inline struct nw_probe_stats *stats(void) {
+  __u32 zero = 0;
+  return bpf_map_lookup_elem(&probe_stats, &zero);
+}
+
+static __always_inline bool watched(__u32 cpu) {
+  struct nw_cpu_config *c = bpf_map_lookup_elem(&cpu_config, &cpu);
+  return c && c->watched;
+}
+
+static __always_inline __u32 sibling_of(__u32 cpu) {
+  struct nw_cpu_config *c = bpf_map_lookup_elem(&cpu_config, &cpu);
+  return c ? c->sibling : 0;
+}
+
+// Does time taken on this CPU now delay a tracked task?
+static __always_inline bool affected(struct nw_cpu_state *s, __u32 cpu) {
+  return s->curr_tracked || s->waiting > 0 || watched(cpu);
+}
+
+static __always_inline void record(__u32 kind, __u32 id, const char *comm, __u64 dur) {
+  struct nw_noise_key key = {};
+  key.kind = kind;
+  key.id = id;
+  if (comm) __builtin_memcpy(key.comm, comm, NW_COMM_LEN);
+  struct nw_noise_val *v = bpf_map_lookup_elem(&noise, &key);
+  if (!v) {
+    struct nw_noise_val zero = {};
+    bpf_map_update_elem(&noise, &key, &zero, BPF_NOEXIST);
+    v = bpf_map_lookup_elem(&noise, &key);
+    if (!v) {
+      struct nw_probe_stats *st = stats();
+      if (st) st->lost_noise_keys++;
+      return;
+    }
+  }
+  v->count++;
+  v->time_ns += dur;
+  if (dur > v->max_ns) v->max_ns = dur;
+}
+
+static __always_inline void record_task(__u32 kind, struct task_struct *t, __u64 dur) {
+  char comm[NW_COMM_LEN] = {};
+  BPF_CORE_READ_STR_INTO(&comm, t, comm);
+  record(kind, BPF_CORE_READ(t, pid), comm, dur);
+}
+
+static __always_inline __u32 task_cpu_of(struct task_struct *p) {
+  return BPF_CORE_READ(p, thread_info.cpu);
+}
+
+static __always_inline void wait_begin(__u32 cpu, __u64 now) {
+  struct nw_cpu_state *s = cpu_at(cpu);
+  if (!s) return;
+  if (__sync_fetch_and_add(&s->waiting, 1) == 0 && !s->curr_tracked) {
+    // The running task starts taking time from us only now.
+    s->mark_ts = now;
+    s->mark_stolen = s->stolen_total;
+  }
+}
+
+static __always_inline void wait_end(__u32 cpu) {
+  struct nw_cpu_state *s = cpu_at(cpu);
+  if (s && s->waiting > 0) __sync_fetch_and_add(&s->waiting, -1);
+}
+
+// ---- scheduler -------------------------------------------------------------------------
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+             unsigned int prev_state) {
+  __u64 now = bpf_ktime_get_ns();
+  __u32 cpu = bpf_get_smp_processor_id();
+  struct nw_cpu_state *s = cpu_at(cpu);
+  if (!s) return 0;
+  __u32 prev_pid = BPF_CORE_READ(prev, pid), next_pid = BPF_CORE_READ(next, pid);
+  struct nw_task_info *pi = prev_pid ? bpf_map_lookup_elem(&tracked, &prev_pid) : 0;
+  struct nw_task_info *ni = next_pid ? bpf_map_lookup_elem(&tracked, &next_pid) : 0;
+  __u32 sib = sibling_of(cpu);
+
+  // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it.
+  if (!pi && (s->waiting > 0 || watched(cpu)) && s->mark_ts) {
+    __u64 span = now - s->mark_ts;
+    __u64 nested = s->stolen_total - s->mark_stolen;
+    span = span > nested ? span - nested : 0;
+    if (prev_pid == 0) {
+      if (s->waiting > 0) record(NW_KIND_WAKEUP_IDLE, 0, 0, span);
+    } else {
+      record_task(NW_KIND_PREEMPT, prev, span);
+    }
+  }
+
+  // 2. SMT: overlap of a non-idle sibling task with a tracked task on this core.
+  if (sib) {
+    struct nw_cpu_state *o = cpu_at(sib - 1);
+    if (o) {
+      if (!pi && prev_pid && o->curr_tracked && o->tracked_since) {
+        __u64 from = s->mark_ts > o->tracked_since ? s->mark_ts : o->tracked_since;
+        if (s->smt_charged_until > from) from = s->smt_charged_until;
+        if (now > from) record_task(NW_KIND_SMT, prev, now - from);
+        s->smt_charged_until = now;
+      } else if (pi && s->tracked_since && o->curr_pid && !o->curr_tracked) {
+        __u64 from = s->tracked_since > o->mark_ts ? s->tracked_since : o->mark_ts;
+        if (o->smt_charged_until > from) from = o->smt_charged_until;
+        char comm[NW_COMM_LEN];
+        __builtin_memcpy(comm, o->curr_comm, NW_COMM_LEN);
+        if (now > from) record(NW_KIND_SMT, o->curr_pid, comm, now - from);
+        o->smt_charged_until = now;
+      }
+    }
+  }
+
+  // 3. The tracked task leaving: preempted (still runnable) or blocking by its own choice.
+  if (pi) {
+    pi->ts = now;
+    pi->cpu = cpu;
+    if (prev_state == 0) {  // TASK_RUNNING
+      pi->phase = NW_PHASE_WAITING;
+      __sync_fetch_and_add(&s->waiting, 1);
+    } else {
+      pi->phase = NW_PHASE_BLOCKED;
+    }
+  }
+
+  // 4. The task arriving.
+  if (ni) {
+    if (ni->phase == NW_PHASE_WAITING) wait_end(ni->cpu);
+    ni->phase = NW_PHASE_RUNNING;
+    ni->ts = now;
+    ni->cpu = cpu;
+    s->curr_tracked = 1;
+    s->tracked_since = now;
+  } else {
+    s->curr_tracked = 0;
+    s->tracked_since = 0;
+  }
+  s->curr_pid = next_pid;
+  if (sib) BPF_CORE_READ_STR_INTO(&s->curr_comm, next, comm);
+  s->mark_ts = now;
+  s->mark_stolen = s->stolen_total;
+  return 0;
+}
+
+static __always_inline int on_wake(struct task_struct *p) {
+  __u32 pid = BPF_CORE_READ(p, pid);
+  struct nw_task_info *ti = bpf_map_lookup_elem(&tracked, &pid);
+  if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING) return 0;
+  __u64 now = bpf_ktime_get_ns();
+  if (ti->phase == NW_PHASE_BLOCKED && ti->ts && now > ti->ts) record(NW_KIND_BLOCK, 0, 0, now - ti->ts);
+  ti->phase = NW_PHASE_WAITING;
+  ti->ts = now;
+  ti->cpu = task_cpu_of(p);
+  wait_begin(ti->cpu, now);
+  return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p) { return on_wake(p); }
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new, struct task_struct *p) { return on_wake(p); }
+
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu) {
+  __u32 pid = BPF_CORE_READ(p, pid);
+  struct nw_task_info *ti = bpf_map_lookup_elem(&tracked, &pid);
+  if (!ti) return 0;
+  __u32 from = task_cpu_of(p);
+  // set_task_cpu() fires this tracepoint even when the CPU does not change.
+  if (from == (__u32)dest_cpu) return 0;
+  record(NW_KIND_MIGRATE, (from << 16) | ((__u32)dest_cpu & 0xffff), 0, 0);
+  if (ti->phase == NW_PHASE_WAITING) {
+    wait_end(ti->cpu);
+    ti->cpu = dest_cpu;
+    wait_begin(dest_cpu, bpf_ktime_get_ns());
+  }
+  return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
+  // Fires for threads too (every clone), with current as the creator.
+  __u32 creator = bpf_get_current_pid_tgid();
+  if (!bpf_map_lookup_elem(&tracked, &creator)) return 0;
+  __u32 pid = BPF_CORE_READ(child, pid);
+  struct nw_task_info ti = {.phase = NW_PHASE_NEW};
+  if (bpf_map_update_elem(&tracked, &pid, &ti, BPF_ANY)) {
+    struct nw_probe_stats *st = stats();
+    if (st) st->lost_tracked++;
+  }
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p) {
+  __u32 pid = BPF_CORE_READ(p, pid);
+  struct nw_task_info *ti = bpf_map_lookup_elem(&tracked, &pid);
+  if (!ti) return 0;
+  if (ti->phase == NW_PHASE_WAITING) wait_end(ti->cpu);
+  bpf_map_delete_elem(&tracked, &pid);
+  // The exiting task is untracked from here to its last switch; that sliver is its own, not
+  // preemption of a sibling thread still waiting on this CPU.
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
+  if (s && s->curr_pid == pid) {
+    s->mark_ts = bpf_ktime_get_ns();
+    s->mark_stolen = s->stolen_total;
+  }
+  return 0;
+}
+
+// ---- interrupts ------------------------------------------------------------------------
+
+// Own time of an event that began at *start with stolen_total at *stolen0; adds it to the CPU's
+// stolen_total so enclosing spans subtract it.
+static __always_inline __u64 close_span(struct nw_cpu_state *s, __u64 *start, __u64 *stolen0, __u64 now) {
+  if (!*start || now < *start) return 0;
+  __u64 wall = now - *start;
+  __u64 nested = s->stolen_total - *stolen0;
+  __u64 own = wall > nested ? wall - nested : 0;
+  s->stolen_total += own;
+  *start = 0;
+  return own;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(on_irq_entry, int irq, struct irqaction *action) {
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
+  if (!s) return 0;
+  s->irq_start = bpf_ktime_get_ns();
+  s->irq_stolen0 = s->stolen_total;
+  return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(on_irq_exit, int irq, struct irqaction *action, int ret) {
+  __u32 cpu = bpf_get_smp_processor_id();
+  struct nw_cpu_state *s = cpu_at(cpu);
+  if (!s) return 0;
+  __u64 own = close_span(s, &s->irq_start, &s->irq_stolen0, bpf_ktime_get_ns());
+  if (own && affected(s, cpu)) record(NW_KIND_IRQ, irq, 0, own);
+  return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(on_softirq_entry, unsigned int vec) {
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
+  if (!s) return 0;
+  s->softirq_start = bpf_ktime_get_ns();
+  s->softirq_stolen0 = s->stolen_total;
+  return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(on_softirq_exit, unsigned int vec) {
+  __u32 cpu = bpf_get_smp_processor_id();
+  struct nw_cpu_state *s = cpu_at(cpu);
+  if (!s) return 0;
+  __u64 own = close_span(s, &s->softirq_start, &s->softirq_stolen0, bpf_ktime_get_ns());
+  if (own && affected(s, cpu)) record(NW_KIND_SOFTIRQ, vec, 0, own);
+  return 0;
+}
+
+SEC("tp_btf/nmi_handler")
+int BPF_PROG(on_nmi, void *handler, s64 delta_ns, int handled) {
+  __u32 cpu = bpf_get_smp_processor_id();
+  struct nw_cpu_state *s = cpu_at(cpu);
+  if (!s || delta_ns <= 0) return 0;
+  s->stolen_total += delta_ns;
+  if (affected(s, cpu)) {
+    // The handler's address travels in the comm bytes; user space resolves it via kallsyms.
+    char comm[NW_COMM_LEN] = {};
+    __u64 addr = (__u64)handler;
+    __builtin_memcpy(comm, &addr, sizeof(addr));
+    record(NW_KIND_NMI, 0, comm, delta_ns);
+  }
+  return 0;
+}
+
+static __always_inline int vector_entry(void) {
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
+  if (!s) return 0;
+  s->vec_start = bpf_ktime_get_ns();
+  s->vec_stolen0 = s->stolen_total;
+  return 0;
+}
+
+static __always_inline int vector_exit(__u32 id) {
+  __u32 cpu = bpf_get_smp_processor_id();
+  struct nw_cpu_state *s = cpu_at(cpu);
+  if (!s) return 0;
+  __u64 own = close_span(s, &s->vec_start, &s->vec_stolen0, bpf_ktime_get_ns());
+  if (own && affected(s, cpu)) record(NW_KIND_VECTOR, id, 0, own);
+  return 0;
+}
+
+// One entry/exit pair per APIC vector; user space disables the ones this kernel lacks.
+#define NW_VECTOR(tp, id)                                                        \
+  SEC("tp_btf/" #tp "_entry")                                                    \
+  int BPF_PROG(on_##tp##_entry, int vector) { return vector_entry(); }           \
+  SEC("tp_btf/" #tp "_exit")                                                     \
+  int BPF_PROG(on_##tp##_exit, int vector) { return vector_exit(id); }
+
+NW_VECTOR(local_timer, NW_VEC_LOCAL_TIMER)
+NW_VECTOR(reschedule, NW_VEC_RESCHEDULE)
+NW_VECTOR(call_function, NW_VEC_CALL_FUNCTION)
+NW_VECTOR(call_function_single, NW_VEC_CALL_FUNCTION_SINGLE)
+NW_VECTOR(irq_work, NW_VEC_IRQ_WORK)
+NW_VECTOR(thermal_apic, NW_VEC_THERMAL)
+NW_VECTOR(threshold_apic, NW_VEC_THRESHOLD)
+NW_VECTOR(deferred_error_apic, NW_VEC_DEFERRED_ERROR)
+NW_VECTOR(error_apic, NW_VEC_ERROR)
+NW_VECTOR(spurious_apic, NW_VEC_SPURIOUS)
+NW_VECTOR(x86_platform_ipi, NW_VEC_X86_PLATFORM_IPI)
+NW_VECTOR(reboot, NW_VEC_REBOOT)
+
+// ---- frequency -------------------------------------------------------------------------
+
+SEC("tp_btf/cpu_frequency")
+int BPF_PROG(on_cpu_frequency, unsigned int khz, unsigned int cpu_id) {
+  struct nw_cpu_state *s = cpu_at(cpu_id);
+  if (!s) return 0;
+  __u64 now = bpf_ktime_get_ns();
+  if (s->freq_ts && now > s->freq_ts) s->freq_khz_ns += s->freq_khz * (now - s->freq_ts);
+  s->freq_khz = khz;
+  s->freq_ts = now;
+  s->freq_changes++;
+  return 0;
+}

@@ -59,15 +59,40 @@ struct nw_noise_val {
 struct nw_probe_stats {
   __u64 lost_noise_keys;   /* noise_map full: an event could not be recorded */
   __u64 lost_tracked;      /* tracked map full: a new thread/child could not be followed */
-  __u64 freq_changes;      /* cpu_frequency events on CPUs that ran the benchmark */
-  __u64 freq_khz_ns;       /* integral of kHz over time (for a time-weighted mean) */
-  __u64 freq_ns;           /* time covered by freq_khz_ns */
 };
 
 /* Per-CPU configuration written by user space before attaching (BPF_MAP_TYPE_ARRAY by CPU). */
 struct nw_cpu_config {
   __u32 watched;   /* charge everything on this CPU, tracked task or not (check, agent) */
   __u32 sibling;   /* SMT sibling CPU + 1, or 0 when none */
+};
+
+/* Phase of a tracked task, as the scheduler tracepoints last showed it. */
+enum nw_phase { NW_PHASE_NEW = 0, NW_PHASE_RUNNING = 1, NW_PHASE_WAITING = 2, NW_PHASE_BLOCKED = 3 };
+
+/* Value of the `tracked` hash (key: tid). User space inserts NW_PHASE_NEW entries. */
+struct nw_task_info {
+  __u64 ts;     /* when the task entered its phase */
+  __u32 phase;
+  __u32 cpu;    /* runqueue CPU while waiting */
+};
+
+/* Bookkeeping per CPU (BPF_MAP_TYPE_ARRAY by CPU). User space seeds the frequency fields, reads
+ * them for time-weighted means, and clears `waiting` between repetitions. */
+struct nw_cpu_state {
+  __u64 stolen_total;       /* own time of all interrupt-like events on this CPU, ever */
+  __u64 mark_ts;            /* start of the current task's charged span */
+  __u64 mark_stolen;        /* stolen_total at mark_ts */
+  __u64 tracked_since;      /* when the running tracked task got the CPU (0: not tracked) */
+  __s64 waiting;            /* tracked tasks runnable on this CPU but not running */
+  __u64 irq_start, irq_stolen0;
+  __u64 vec_start, vec_stolen0;
+  __u64 softirq_start, softirq_stolen0;
+  __u32 curr_pid;
+  __u32 curr_tracked;
+  char curr_comm[NW_COMM_LEN]; /* kept only when the CPU has an SMT sibling */
+  __u64 smt_charged_until;
+  __u64 freq_khz, freq_ts, freq_khz_ns, freq_changes; /* kHz*ns integral up to freq_ts */
 };
 
 #endif

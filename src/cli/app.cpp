@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -30,7 +31,14 @@ std::vector<std::string> with_default_subcommand(int argc, char** argv) {
   return args;
 }
 
+std::vector<std::string>& trailing_storage() {
+  static std::vector<std::string> t;
+  return t;
+}
+
 }  // namespace
+
+const std::vector<std::string>& trailing_args() { return trailing_storage(); }
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -56,6 +64,10 @@ int main(int argc, char** argv) {
   register_agent(app, action);
 
   auto args = with_default_subcommand(argc, argv);
+  if (auto dd = std::find(args.begin(), args.end(), "--"); dd != args.end()) {
+    trailing_storage().assign(dd + 1, args.end());
+    args.erase(dd, args.end());
+  }
   if (args.size() < 2) {
     std::fputs(app.help().c_str(), stdout);
     return 0;

@@ -2,6 +2,8 @@
 // One function per subcommand, each defined next to the code it drives.
 #pragma once
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -16,6 +18,10 @@ void register_snapshot(CLI::App& app, Action& action);  // src/check/snapshot_cl
 void register_compare(CLI::App& app, Action& action);   // src/compare/compare_cli.cpp
 void register_events(CLI::App& app, Action& action);    // src/probes/events_cli.cpp
 void register_agent(CLI::App& app, Action& action);     // src/agent/agent_cli.cpp
+
+// The words after the first `--` on the command line (the benchmark and its arguments); they
+// are kept away from the option parser so that none of them is taken for noisewatch's.
+const std::vector<std::string>& trailing_args();
 
 // Parses argv and runs the chosen subcommand; returns the process exit status.
 int main(int argc, char** argv);

@@ -1,8 +1,138 @@
+// `noisewatch [run] [options] -- CMD [ARGS...]`
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "record/run_record.h"
+#include "reports/report.h"
+#include "runner/command_lookup.h"
+#include "runner/cpu_choice.h"
+#include "runner/output.h"
+#include "runner/plan.h"
+#include "runner/session.h"
+#include "system/cpulist.h"
+#include "system/interrupts.h"
+
 namespace nw::cli {
-void register_run(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand("run", "run a benchmark and explain its variance");
-  sub->callback([&action] { action = [] () -> int { throw Error("'run' is not built yet"); }; });
+
+namespace {
+
+struct RunArgs {
+  std::string cpu;
+  bool no_pin = false;
+  int runs = 10;
+  int warmup = 1;
+  std::string json;
+  std::string format;
+  std::string output;
+  std::string events;
+  bool quiet = false;
+};
+
+runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
+  runner::Plan p;
+  p.command = std::move(command);
+  if (p.command.empty())
+    throw Error("no benchmark command: put it after `--`, e.g. `noisewatch -- ./bench --args`");
+  if (a.runs < 1) throw Error(fmt::format("--runs must be at least 1 (got {})", a.runs));
+  if (a.warmup < 0) throw Error(fmt::format("--warmup cannot be negative (got {})", a.warmup));
+  p.runs = a.runs;
+  p.warmup = a.warmup;
+  auto allowed = runner::allowed_cpus();
+  if (a.no_pin) {
+    if (!a.cpu.empty()) throw Error("--cpu and --no-pin contradict each other: choose one");
+    p.pin = false;
+    p.cpus = allowed;
+    p.cpu_reason = "not pinned (--no-pin): the benchmark runs wherever the scheduler puts it";
+  } else if (a.cpu.empty() || a.cpu == "auto") {
+    auto choice = runner::choose_cpu(allowed, sys::read_interrupts());
+    if (choice.cpus.empty()) throw Error("no CPU is available to run the benchmark on");
+    p.cpus = choice.cpus;
+    p.cpu_reason = choice.reason;
+  } else {
+    try {
+      p.cpus = sys::parse_cpulist(a.cpu);
+    } catch (const std::invalid_argument& e) {
+      throw Error(fmt::format("--cpu: {}", e.what()));
+    }
+    runner::validate_cpus(p.cpus, allowed);
+    p.cpu_reason = fmt::format("CPU {} as asked (--cpu)", sys::format_cpulist(p.cpus));
+  }
+  if (!a.events.empty()) {
+    std::string item;
+    for (char c : a.events + ",") {
+      if (c == ',') {
+        if (!item.empty()) p.events.push_back(item);
+        item.clear();
+      } else if (c != ' ') {
+        item += c;
+      }
+    }
+  }
+  return p;
 }
+
+int do_run(const RunArgs& a, const std::vector<std::string>& command) {
+  // Validate everything that can be wrong before loading probes or running anything.
+  runner::OutputPlan out = runner::plan_output(a.format, a.output, a.json);
+  runner::Plan plan = make_plan(a, command);
+  auto found = runner::lookup_command(plan.command[0]);
+  if (found.status) {
+    fmt::print(stderr, "noisewatch: {}\n", found.message);
+    return found.status;
+  }
+  bool tty = isatty(STDERR_FILENO);
+  if (!a.quiet)
+    fmt::print(stderr, "noisewatch: pinned to {}\n",
+               plan.pin ? plan.cpu_reason : std::string("nothing (--no-pin)"));
+  auto progress = [&](const RunSample& s, int total) {
+    if (a.quiet || !tty) return;
+    fmt::print(stderr, "noisewatch: {} {}/{}: {:.3f} ms, {:.3f} ms stolen{}\n", s.warmup ? "warm-up" : "run",
+               s.index + 1, total, double(s.wall_ns) / 1e6, double(s.stolen_ns()) / 1e6,
+               s.exit_status ? fmt::format(", exit {}", s.exit_status) : "");
+  };
+  auto result = runner::run_session(plan, progress);
+  runner::write_outputs(result.record, out);
+  return result.exit_status;
+}
+
+}  // namespace
+
+void register_run(CLI::App& app, Action& action) {
+  auto args = std::make_shared<RunArgs>();
+  auto* sub = app.add_subcommand(
+      "run",
+      "Run a benchmark on a pinned CPU, record what took time from it, and explain its variance.\n"
+      "  noisewatch -- ./bench                     10 runs + 1 warm-up on a CPU noisewatch picks\n"
+      "  noisewatch -c 3 -r 30 -- ./bench --fast   30 runs pinned to CPU 3\n"
+      "  noisewatch --json run.json -- ./bench     also save the record (re-render: noisewatch report)");
+  sub->add_option("-c,--cpu", args->cpu,
+                  "CPU(s) to pin the benchmark to, e.g. 3 or 2-3 (default: not CPU 0; the allowed CPU "
+                  "with the fewest device IRQs)");
+  sub->add_flag("--no-pin", args->no_pin, "do not pin; observe wherever the benchmark runs");
+  sub->add_option("-r,--runs", args->runs, "measured repetitions")->capture_default_str();
+  sub->add_option("-w,--warmup", args->warmup, "unmeasured repetitions first")->capture_default_str();
+  sub->add_option("--json", args->json, "write the run record (noisewatch.run/1) to FILE; '-' for stdout");
+  sub->add_option("--format", args->format,
+                  "report format: text (default) | json | markdown | html; on stdout unless -o");
+  sub->add_option("-o,--output", args->output, "write the --format report to FILE instead of stdout");
+  sub->add_option("-e,--events", args->events,
+                  "perf events by libpfm4 name, comma-separated (see `noisewatch events`)");
+  sub->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
+  // Everything from the benchmark's name on belongs to the benchmark, with or without `--`.
+  sub->prefix_command();
+  sub->callback([sub, args, &action] {
+    auto command = sub->remaining();
+    const auto& tail = trailing_args();
+    command.insert(command.end(), tail.begin(), tail.end());
+    action = [args, command] { return do_run(*args, command); };
+  });
+}
+
 }  // namespace nw::cli

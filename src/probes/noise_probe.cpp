@@ -1,0 +1,321 @@
+#include "probes/noise_probe.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+#include "noise.skel.h"
+#include "probes/source_names.h"
+#include "system/host_info.h"
+#include "system/cpulist.h"
+#include "system/interrupts.h"
+
+namespace nw::probes {
+
+namespace {
+
+// libbpf's own messages are kept for the error we report, not printed as they come.
+std::string& libbpf_log() {
+  static std::string log;
+  return log;
+}
+
+int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args) {
+  if (level == LIBBPF_DEBUG) return 0;
+  char buf[1024];
+  vsnprintf(buf, sizeof(buf), fmt, args);
+  auto& log = libbpf_log();
+  if (log.size() < 64 * 1024) log += buf;
+  return 0;
+}
+
+uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+}
+
+std::string last_log_line() {
+  std::string log = libbpf_log();
+  while (!log.empty() && log.back() == '\n') log.pop_back();
+  auto nl = log.rfind('\n');
+  return nl == std::string::npos ? log : log.substr(nl + 1);
+}
+
+}  // namespace
+
+struct NoiseProbe::Impl {
+  noise_bpf* skel = nullptr;
+  int ncpus = 0;
+  std::vector<nw::Unavailable> unavailable;
+  sys::Interrupts irqs;
+  std::map<uint64_t, std::string> kallsyms;
+  bool kallsyms_loaded = false;
+  size_t cpu_state_size = 0;
+
+  ~Impl() {
+    if (skel) noise_bpf__destroy(skel);
+  }
+
+  std::string nmi_name(const nw_noise_key& key) {
+    uint64_t addr = 0;
+    std::memcpy(&addr, key.comm, sizeof(addr));
+    if (!addr) return "nmi";
+    if (!kallsyms_loaded) {
+      kallsyms_loaded = true;
+      std::ifstream f("/proc/kallsyms");
+      std::string line;
+      while (std::getline(f, line)) {
+        std::istringstream ls(line);
+        std::string a, type, name;
+        if (!(ls >> a >> type >> name)) continue;
+        if (type != "t" && type != "T") continue;
+        if (name.find("nmi") == std::string::npos && name.find("handler") == std::string::npos) continue;
+        kallsyms[std::stoull(a, nullptr, 16)] = name;
+      }
+    }
+    auto it = kallsyms.find(addr);
+    return it == kallsyms.end() ? "nmi" : it->second;
+  }
+
+  std::string irq_source(uint32_t irq) {
+    if (!irqs.find_irq(int(irq))) irqs = sys::read_interrupts();
+    return "irq:" + sys::irq_name(irqs, int(irq));
+  }
+
+  NoiseEvent name_event(const nw_noise_key& key) {
+    NoiseEvent e;
+    switch (key.kind) {
+      case NW_KIND_PREEMPT:
+        e.source = "preemption:" + key_comm(key);
+        e.detail = {{"pid", key.id}};
+        break;
+      case NW_KIND_IRQ:
+        e.source = irq_source(key.id);
+        e.detail = {{"irq", key.id}};
+        break;
+      case NW_KIND_VECTOR:
+        e.source = std::string("irq:") + vector_name(key.id);
+        break;
+      case NW_KIND_SOFTIRQ:
+        e.source = std::string("softirq:") + softirq_name(key.id);
+        break;
+      case NW_KIND_NMI:
+        e.source = "nmi:" + nmi_name(key);
+        break;
+      case NW_KIND_SMT:
+        e.source = "smt:" + key_comm(key);
+        e.detail = {{"pid", key.id}};
+        break;
+      case NW_KIND_BLOCK:
+        e.source = "blocking";
+        break;
+      case NW_KIND_MIGRATE:
+        e.source = "migration";
+        e.detail = {{"from", key.id >> 16}, {"to", key.id & 0xffff}};
+        break;
+      case NW_KIND_WAKEUP_IDLE:
+        e.source = "wakeup:idle";
+        break;
+      default:
+        e.source = fmt::format("unknown:{}", key.kind);
+    }
+    return e;
+  }
+};
+
+static bool kernel_has_tracepoint(const btf* vmlinux, const std::string& name) {
+  return btf__find_by_name_kind(vmlinux, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF) >= 0;
+}
+
+NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>()) {
+  libbpf_set_print(libbpf_print);
+  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+    throw Error("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): noisewatch's eBPF "
+                "probes need a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+  impl_->ncpus = libbpf_num_possible_cpus();
+  if (impl_->ncpus <= 0) throw Error("cannot count the possible CPUs (/sys/devices/system/cpu/possible)");
+  if (impl_->ncpus > NW_MAX_CPUS)
+    throw Error(fmt::format("this machine has {} possible CPUs; noisewatch supports {}", impl_->ncpus, NW_MAX_CPUS));
+
+  auto* skel = noise_bpf__open();
+  if (!skel) throw Error(fmt::format("cannot open the eBPF object: {}", std::strerror(errno)));
+  impl_->skel = skel;
+  bpf_map__set_max_entries(skel->maps.cpus, uint32_t(impl_->ncpus));
+  bpf_map__set_max_entries(skel->maps.cpu_config, uint32_t(impl_->ncpus));
+
+  // Tracepoints this kernel lacks (another arch, older kernel) are left out, and said so.
+  btf* vmlinux = btf__load_vmlinux_btf();
+  if (!vmlinux) throw Error("cannot read the kernel's BTF from /sys/kernel/btf/vmlinux");
+  std::set<std::string> missing_vectors;
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, skel->obj) {
+    std::string sec = bpf_program__section_name(prog);
+    std::string tp = sec.substr(sec.find('/') + 1);
+    if (kernel_has_tracepoint(vmlinux, tp)) continue;
+    bpf_program__set_autoload(prog, false);
+    if (tp == "nmi_handler")
+      impl_->unavailable.push_back({"nmi", "this kernel has no nmi:nmi_handler tracepoint"});
+    else if (tp == "cpu_frequency")
+      impl_->unavailable.push_back({"frequency", "this kernel has no power:cpu_frequency tracepoint"});
+    else if (tp.size() > 6 && (tp.ends_with("_entry") || tp.ends_with("_exit")))
+      missing_vectors.insert(tp.substr(0, tp.rfind('_')));
+  }
+  btf__free(vmlinux);
+  for (const auto& v : missing_vectors)
+    if (v == "local_timer" || v == "reschedule" || v == "call_function")
+      impl_->unavailable.push_back(
+          {"irq:" + v, "this kernel has no irq_vectors:" + v + " tracepoints (not x86?)"});
+
+  if (int err = noise_bpf__load(skel)) {
+    std::string why = last_log_line();
+    if (err == -EPERM || err == -EACCES)
+      throw Error("not allowed to load eBPF programs: run as root, or grant CAP_BPF and CAP_PERFMON "
+                  "(sudo setcap cap_bpf,cap_perfmon,cap_sys_resource+ep $(command -v noisewatch))");
+    throw Error(fmt::format("cannot load the eBPF programs ({}){}", std::strerror(-err),
+                            why.empty() ? "" : ": " + why));
+  }
+
+  // Per-CPU configuration: watched CPUs, SMT siblings, frequency seed.
+  int cfg_fd = bpf_map__fd(skel->maps.cpu_config);
+  int cpus_fd = bpf_map__fd(skel->maps.cpus);
+  std::set<int> watch(opts.watch_cpus.begin(), opts.watch_cpus.end());
+  for (int c = 0; c < impl_->ncpus; ++c) {
+    nw_cpu_config cfg{};
+    cfg.watched = watch.count(c) ? 1 : 0;
+    std::string base = fmt::format("/sys/devices/system/cpu/cpu{}/", c);
+    try {
+      auto sibs = sys::parse_cpulist(sys::read_file(base + "topology/thread_siblings_list"));
+      for (int s : sibs)
+        if (s != c) cfg.sibling = uint32_t(s + 1);  // two-way SMT: the other thread of the core
+    } catch (const std::exception&) {
+    }
+    uint32_t key = uint32_t(c);
+    bpf_map_update_elem(cfg_fd, &key, &cfg, BPF_ANY);
+    std::string cur = sys::read_file(base + "cpufreq/scaling_cur_freq");
+    if (!cur.empty()) {
+      nw_cpu_state st{};
+      st.freq_khz = std::stoull(cur);
+      st.freq_ts = monotonic_ns();
+      bpf_map_update_elem(cpus_fd, &key, &st, BPF_ANY);
+    }
+  }
+
+  if (int err = noise_bpf__attach(skel)) {
+    std::string why = last_log_line();
+    throw Error(fmt::format("cannot attach the eBPF programs ({}){}", std::strerror(-err),
+                            why.empty() ? "" : ": " + why));
+  }
+  impl_->irqs = sys::read_interrupts();
+}
+
+NoiseProbe::~NoiseProbe() = default;
+
+int NoiseProbe::possible_cpus() const { return impl_->ncpus; }
+
+void NoiseProbe::track(pid_t tid) {
+  nw_task_info info{};  // NW_PHASE_NEW: its state shows at its next switch or wake-up
+  uint32_t key = uint32_t(tid);
+  if (bpf_map_update_elem(bpf_map__fd(impl_->skel->maps.tracked), &key, &info, BPF_ANY))
+    throw Error(fmt::format("cannot track task {}: {}", tid, std::strerror(errno)));
+}
+
+void NoiseProbe::untrack_all() {
+  int fd = bpf_map__fd(impl_->skel->maps.tracked);
+  uint32_t key, next;
+  std::vector<uint32_t> keys;
+  uint32_t* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    keys.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  for (auto k : keys) bpf_map_delete_elem(fd, &k);
+  // A task that left while runnable (killed) would leave its CPU looking contended forever.
+  int cpus_fd = bpf_map__fd(impl_->skel->maps.cpus);
+  for (int c = 0; c < impl_->ncpus; ++c) {
+    uint32_t k = uint32_t(c);
+    nw_cpu_state st{};
+    if (bpf_map_lookup_elem(cpus_fd, &k, &st) == 0 && (st.waiting != 0 || st.curr_tracked)) {
+      st.waiting = 0;
+      st.curr_tracked = 0;
+      st.tracked_since = 0;
+      bpf_map_update_elem(cpus_fd, &k, &st, BPF_ANY);
+    }
+  }
+}
+
+std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
+  int fd = bpf_map__fd(impl_->skel->maps.noise);
+  std::vector<nw_noise_key> keys;
+  nw_noise_key key{}, next{};
+  nw_noise_key* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    keys.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  std::vector<nw_noise_val> vals(size_t(impl_->ncpus));
+  std::vector<NoiseEvent> out;
+  for (const auto& k : keys) {
+    int rc = reset ? bpf_map_lookup_and_delete_elem(fd, &k, vals.data())
+                   : bpf_map_lookup_elem(fd, &k, vals.data());
+    if (rc != 0 && reset) {  // older kernels: no lookup-and-delete on per-CPU hashes
+      rc = bpf_map_lookup_elem(fd, &k, vals.data());
+      if (rc == 0) bpf_map_delete_elem(fd, &k);
+    }
+    if (rc != 0) continue;
+    NoiseEvent named = impl_->name_event(k);
+    for (int c = 0; c < impl_->ncpus; ++c) {
+      const auto& v = vals[size_t(c)];
+      if (!v.count) continue;
+      NoiseEvent e = named;
+      e.cpu = c;
+      e.count = v.count;
+      e.time_ns = v.time_ns;
+      e.max_ns = v.max_ns;
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+uint64_t NoiseProbe::lost_events() const {
+  std::vector<nw_probe_stats> st(size_t(impl_->ncpus));
+  uint32_t zero = 0;
+  if (bpf_map_lookup_elem(bpf_map__fd(impl_->skel->maps.probe_stats), &zero, st.data())) return 0;
+  uint64_t lost = 0;
+  for (const auto& s : st) lost += s.lost_noise_keys + s.lost_tracked;
+  return lost;
+}
+
+std::vector<nw::Unavailable> NoiseProbe::unavailable() const { return impl_->unavailable; }
+
+FrequencySnapshot NoiseProbe::frequency(int cpu) const {
+  FrequencySnapshot f;
+  uint32_t k = uint32_t(cpu);
+  nw_cpu_state st{};
+  if (bpf_map_lookup_elem(bpf_map__fd(impl_->skel->maps.cpus), &k, &st) != 0 || !st.freq_ts) return f;
+  uint64_t now = monotonic_ns();
+  f.known = true;
+  f.changes = st.freq_changes;
+  f.at_ns = now;
+  f.khz_ns = double(st.freq_khz_ns) + double(st.freq_khz) * double(now > st.freq_ts ? now - st.freq_ts : 0);
+  return f;
+}
+
+}  // namespace nw::probes

@@ -1,0 +1,63 @@
+// The eBPF noise probe: loads bpf/noise.bpf.c, attaches it, and reads what it aggregated.
+// One instance per process; destroying it detaches and unloads every program.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "record/run_record.h"
+
+namespace nw::probes {
+
+// One source on one CPU since the last collect().
+struct NoiseEvent {
+  std::string source;  // "preemption:stress", "irq:virtio1-req.0", "softirq:TIMER", ...
+  int cpu = 0;
+  uint64_t count = 0, time_ns = 0, max_ns = 0;
+  nlohmann::json detail = nullptr;  // {"pid": N}, {"irq": N}, {"from": a, "to": b}, ...
+};
+
+struct ProbeOptions {
+  std::vector<int> watch_cpus;  // charge everything on these CPUs, tracked task or not
+};
+
+// Frequency seen by the probe on one CPU: an integral over time, so two snapshots give a
+// time-weighted mean.
+struct FrequencySnapshot {
+  uint64_t changes = 0;
+  double khz_ns = 0;  // integral of kHz over ns up to `at_ns`
+  uint64_t at_ns = 0;
+  bool known = false;
+};
+
+class NoiseProbe {
+ public:
+  // Loads and attaches; throws nw::Error with what to do when it cannot.
+  explicit NoiseProbe(const ProbeOptions& opts = {});
+  ~NoiseProbe();
+  NoiseProbe(const NoiseProbe&) = delete;
+  NoiseProbe& operator=(const NoiseProbe&) = delete;
+
+  // Charge everything that takes time from this task, its future threads and children.
+  void track(pid_t tid);
+  // Forget every tracked task and reset per-CPU bookkeeping (between repetitions).
+  void untrack_all();
+  // Per source and CPU since the last collect(reset=true).
+  std::vector<NoiseEvent> collect(bool reset = true);
+  // Events that could not be recorded (maps full, etc.) since the probe was loaded.
+  uint64_t lost_events() const;
+  std::vector<nw::Unavailable> unavailable() const;
+  FrequencySnapshot frequency(int cpu) const;
+  int possible_cpus() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nw::probes

@@ -1,0 +1,69 @@
+#include "runner/cpu_choice.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+#include "system/cpulist.h"
+#include "system/host_info.h"
+
+namespace nw::runner {
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> out;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return out;
+  std::vector<int> online;
+  try {
+    online = sys::parse_cpulist(sys::read_file("/sys/devices/system/cpu/online"));
+  } catch (const std::exception&) {
+  }
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set) && (online.empty() || std::binary_search(online.begin(), online.end(), c)))
+      out.push_back(c);
+  return out;
+}
+
+CpuChoice choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& irqs) {
+  if (allowed.empty()) return {{}, "no CPU is allowed"};
+  if (allowed.size() == 1)
+    return {{allowed[0]}, fmt::format("CPU {} is the only CPU noisewatch may use", allowed[0])};
+  std::vector<int> candidates;
+  for (int c : allowed)
+    if (c != 0) candidates.push_back(c);
+  auto device_irqs = [&](int cpu) {
+    uint64_t n = 0;
+    for (const auto& l : irqs.lines)
+      if (l.device) n += irqs.count(l, cpu);
+    return n;
+  };
+  int best = candidates.front();
+  uint64_t best_n = std::numeric_limits<uint64_t>::max();
+  for (int c : candidates) {
+    uint64_t n = device_irqs(c);
+    if (n < best_n) best = c, best_n = n;
+  }
+  std::string why = candidates.size() == 1
+                        ? fmt::format("CPU {}: CPU 0 is avoided (housekeeping: timers, RCU, default IRQ target)", best)
+                        : fmt::format("CPU {}: fewest device IRQs so far ({}) among CPUs {}, CPU 0 avoided",
+                                      best, best_n, sys::format_cpulist(candidates));
+  if (candidates.size() == 1 && best_n > 0)
+    why += fmt::format("; note it has served {} device IRQs", best_n);
+  return {{best}, why};
+}
+
+void validate_cpus(const std::vector<int>& wanted, const std::vector<int>& allowed) {
+  if (wanted.empty()) throw Error("--cpu names no CPU (expected e.g. --cpu 1 or --cpu 2-3)");
+  for (int c : wanted)
+    if (!std::binary_search(allowed.begin(), allowed.end(), c))
+      throw Error(fmt::format("CPU {} is offline or not allowed for this process (allowed: {}); pick one "
+                              "of those with --cpu",
+                              c, sys::format_cpulist(allowed)));
+}
+
+}  // namespace nw::runner

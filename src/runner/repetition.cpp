@@ -1,0 +1,68 @@
+#include "runner/repetition.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace nw::runner {
+
+uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+}
+
+Repetition::Repetition(boost::asio::io_context& io, boost::asio::signal_set& signals)
+    : io_(io), signals_(signals) {}
+
+ChildResult Repetition::run(HeldChild& child) {
+  ChildResult r;
+  // The descriptor is dup'ed so Asio can own (and close) its copy.
+  boost::asio::posix::stream_descriptor exit_fd(io_, dup(child.pidfd()));
+  bool exited = false;
+  uint64_t end = 0;
+  exit_fd.async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                     [&](const boost::system::error_code&) {
+                       end = monotonic_ns();
+                       exited = true;
+                     });
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int sig) {
+        if (ec) return;
+        r.forwarded_signal = sig;
+        kill(child.pid(), sig);
+        if (!exited) signals_.async_wait(on_signal);
+      };
+  signals_.async_wait(on_signal);
+
+  uint64_t start = monotonic_ns();
+  child.release();
+  io_.restart();
+  while (!exited && io_.run_one() > 0) {
+  }
+  io_.poll();  // a signal that arrived with the exit is still forwarded and reported
+  signals_.cancel();
+  io_.restart();
+  io_.poll();  // run the cancelled handlers so none outlives this frame
+  if (!end) end = monotonic_ns();
+  r.wall_ns = end - start;
+
+  int status = 0;
+  pid_t got;
+  do {
+    got = wait4(child.pid(), &status, 0, &r.usage);
+  } while (got < 0 && errno == EINTR);
+  child.reaped_ = true;
+  if (WIFEXITED(status)) {
+    r.exit_status = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    r.signal = WTERMSIG(status);
+    r.exit_status = 128 + WTERMSIG(status);
+  }
+  return r;
+}
+
+}  // namespace nw::runner

@@ -1,0 +1,38 @@
+// Runs one held child to completion on a Boost.Asio loop: child exit (pidfd), forwarded
+// SIGINT/SIGTERM, and a wall-clock window from release to exit.
+#pragma once
+#include <sys/resource.h>
+
+#include <utility>  // Boost 1.74 asio/awaitable.hpp uses std::exchange without it
+
+#include <boost/asio.hpp>
+#include <cstdint>
+#include <optional>
+
+#include "runner/held_child.h"
+
+namespace nw::runner {
+
+struct ChildResult {
+  uint64_t wall_ns = 0;
+  rusage usage{};
+  int exit_status = 0;          // shell convention: 128+N when killed by signal N
+  std::optional<int> signal;
+  int forwarded_signal = 0;     // SIGINT/SIGTERM noisewatch received and passed on, if any
+};
+
+class Repetition {
+ public:
+  // `signals` is the loop's signal_set for SIGINT/SIGTERM, shared across repetitions so a signal
+  // between repetitions is not lost.
+  Repetition(boost::asio::io_context& io, boost::asio::signal_set& signals);
+  ChildResult run(HeldChild& child);
+
+ private:
+  boost::asio::io_context& io_;
+  boost::asio::signal_set& signals_;
+};
+
+uint64_t monotonic_ns();
+
+}  // namespace nw::runner

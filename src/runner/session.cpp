@@ -1,0 +1,146 @@
+#include "runner/session.h"
+
+#include <signal.h>
+
+#include <utility>  // Boost 1.74 asio/awaitable.hpp uses std::exchange without it
+
+#include <boost/asio.hpp>
+#include <fmt/format.h>
+
+#include "probes/noise_probe.h"
+#include "runner/held_child.h"
+#include "runner/noise_merge.h"
+#include "runner/privileges.h"
+#include "runner/repetition.h"
+#include "runner/steal.h"
+#include "system/cpulist.h"
+#include "system/host_info.h"
+
+namespace nw::runner {
+
+namespace {
+
+uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1'000'000'000ull + uint64_t(tv.tv_usec) * 1000ull; }
+
+// Sources the machine cannot provide, said once per record with the reason.
+void note_machine_limits(RunRecord& rec, const std::vector<int>& cpus) {
+  bool any_cpufreq = false, any_sibling = false;
+  for (int c : cpus) {
+    std::string base = fmt::format("/sys/devices/system/cpu/cpu{}/", c);
+    if (!sys::read_file(base + "cpufreq/scaling_cur_freq").empty()) any_cpufreq = true;
+    try {
+      if (sys::parse_cpulist(sys::read_file(base + "topology/thread_siblings_list")).size() > 1) any_sibling = true;
+    } catch (const std::exception&) {
+    }
+  }
+  if (!any_cpufreq)
+    rec.add_unavailable("frequency", rec.host.virtualized
+                                         ? "no cpufreq driver: the guest cannot see the host's CPU frequency; "
+                                           "frequency changes land in `unexplained`"
+                                         : "no cpufreq driver exposes the CPU frequency on this machine");
+  if (!any_sibling)
+    rec.add_unavailable("smt", fmt::format("no SMT sibling on CPU {} (SMT off or absent): nothing to share a core with",
+                                           sys::format_cpulist(cpus)));
+  if (rec.host.virtualized)
+    rec.add_unavailable("host", "virtual machine: the host's own contention (other guests, host IRQs) is invisible "
+                                "to the guest beyond steal time and lands in `unexplained`");
+}
+
+}  // namespace
+
+SessionResult run_session(const Plan& plan, const Progress& progress) {
+  require_bpf_privileges();
+  SessionResult out;
+  RunRecord& rec = out.record;
+  rec.version = NOISEWATCH_VERSION;
+  rec.command = plan.command;
+  rec.cpus = plan.cpus;
+  rec.pinned = plan.pin;
+  rec.cpu_reason = plan.cpu_reason;
+  rec.host = sys::read_host_info();
+
+  // Signals are caught from here on, so Ctrl-C during probe loading still ends cleanly.
+  boost::asio::io_context io;
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  probes::NoiseProbe probe;
+  for (const auto& u : probe.unavailable()) rec.add_unavailable(u.probe, u.reason);
+  note_machine_limits(rec, plan.cpus);
+  const uint64_t lost_at_start = probe.lost_events();
+  Repetition repetition(io, signals);
+  const int total = plan.warmup + plan.runs;
+
+  for (int i = 0; i < total; ++i) {
+    HeldChild child(plan.command, plan.pin ? plan.cpus : std::vector<int>{});
+    probe.untrack_all();
+    probe.collect(true);  // whatever happened between repetitions is not this one's
+    probe.track(child.pid());
+    uint64_t steal0 = read_steal_ns(plan.cpus);
+    std::vector<probes::FrequencySnapshot> f0;
+    for (int c : plan.cpus) f0.push_back(probe.frequency(c));
+
+    ChildResult r = repetition.run(child);
+
+    auto events = probe.collect(true);
+    probe.untrack_all();
+    RunSample s;
+    s.index = i;
+    s.warmup = i < plan.warmup;
+    s.wall_ns = r.wall_ns;
+    s.user_ns = to_ns(r.usage.ru_utime);
+    s.sys_ns = to_ns(r.usage.ru_stime);
+    s.exit_status = r.exit_status;
+    s.signal = r.signal;
+    s.voluntary_switches = uint64_t(r.usage.ru_nvcsw);
+    s.involuntary_switches = uint64_t(r.usage.ru_nivcsw);
+    s.minor_faults = uint64_t(r.usage.ru_minflt);
+    s.major_faults = uint64_t(r.usage.ru_majflt);
+    s.steal_ns = read_steal_ns(plan.cpus) - steal0;
+    s.noise = merge_noise(events);
+    for (const auto& e : s.noise) {
+      if (e.source == "migration") s.migrations = e.count;
+      if (e.source == "blocking") s.blocking_ns = e.time_ns;
+    }
+    if (s.minor_faults + s.major_faults)
+      s.noise.push_back({"fault", s.minor_faults + s.major_faults, 0, 0,
+                         {{"minor", s.minor_faults}, {"major", s.major_faults}}});
+    if (s.steal_ns) s.noise.push_back({"steal", 1, s.steal_ns, s.steal_ns, nullptr});
+    double khz_ns = 0, ns = 0;
+    for (size_t k = 0; k < plan.cpus.size(); ++k) {
+      auto f1 = probe.frequency(plan.cpus[k]);
+      if (f0[k].known && f1.known && f1.at_ns > f0[k].at_ns) {
+        khz_ns += f1.khz_ns - f0[k].khz_ns;
+        ns += double(f1.at_ns - f0[k].at_ns);
+      }
+    }
+    if (ns > 0) s.mean_khz = khz_ns / ns;
+    if (r.forwarded_signal) {
+      s.interrupted = true;
+      rec.interrupted = true;
+    }
+    rec.runs.push_back(std::move(s));
+    if (progress) progress(rec.runs.back(), total);
+
+    if (r.forwarded_signal) {
+      out.exit_status = 128 + r.forwarded_signal;
+      rec.warnings.push_back(fmt::format("interrupted by {} during repetition {} of {}: the report covers the "
+                                         "repetitions completed before it",
+                                         r.forwarded_signal == SIGINT ? "SIGINT" : "SIGTERM", i + 1, total));
+      break;
+    }
+    if (r.exit_status != 0) {
+      out.exit_status = r.exit_status;
+      rec.warnings.push_back(
+          r.signal ? fmt::format("repetition {} was killed by signal {} ({}); stopped there", i + 1, *r.signal,
+                                 strsignal(*r.signal))
+                   : fmt::format("repetition {} exited with status {}; stopped there", i + 1, r.exit_status));
+      break;
+    }
+  }
+  rec.lost_events = probe.lost_events() - lost_at_start;
+  rec.summary = summarize(rec);
+  return out;
+}
+
+}  // namespace nw::runner

@@ -1,0 +1,20 @@
+// One `noisewatch run`: load the probes, run the repetitions, and build the run record.
+#pragma once
+#include <functional>
+
+#include "record/run_record.h"
+#include "runner/plan.h"
+
+namespace nw::runner {
+
+struct SessionResult {
+  RunRecord record;
+  int exit_status = 0;  // DESIGN.md: first failing repetition's status, 130 after SIGINT
+};
+
+// Called after each repetition (for progress lines).
+using Progress = std::function<void(const RunSample&, int total)>;
+
+SessionResult run_session(const Plan& plan, const Progress& progress = {});
+
+}  // namespace nw::runner

@@ -1,0 +1,208 @@
+// End-to-end tests of `noisewatch run`: the real binary, real eBPF, real workloads.
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "run_helpers.h"
+
+namespace nw::e2e {
+namespace {
+
+uint64_t run_source_time(const nlohmann::json& run, const std::string& source) {
+  for (const auto& n : run["noise"])
+    if (n["source"] == source) return n["time_ns"].get<uint64_t>();
+  return 0;
+}
+
+std::vector<uint64_t> read_numbers(const std::string& path) {
+  std::vector<uint64_t> v;
+  std::istringstream in(read_text(path));
+  uint64_t x;
+  while (in >> x) v.push_back(x);
+  return v;
+}
+
+struct Hog {
+  pid_t pid;
+  explicit Hog(int cpu, double secs = 60) {
+    pid = spawn({bin("nw_hog"), std::to_string(secs), std::to_string(cpu)}, "/dev/null", "/dev/null");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ~Hog() {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+};
+
+TEST(RunE2E, HogOnTargetCpuIsChargedAsPreemption) {
+  // The benchmark does a fixed 300 ms of CPU work per run on CPU 1 while nw_hog spins there.
+  // The benchmark itself reads the hog's runtime (schedstat) at its start and end: that is the
+  // hog's CPU time in the window, the ground truth the probe must account for.
+  std::string json = temp_path("hog.json"), truth = temp_path("truth");
+  Hog hog(1);
+  setenv("NW_WATCH_PID", std::to_string(hog.pid).c_str(), 1);
+  setenv("NW_WATCH_OUT", truth.c_str(), 1);
+  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "3", "--warmup", "0", "-q", "--json", json, "--",
+                bin("nw_spin"), "300"});
+  unsetenv("NW_WATCH_PID");
+  unsetenv("NW_WATCH_OUT");
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto rec = load_json(json);
+  auto hog_ns = read_numbers(truth);
+  ASSERT_EQ(hog_ns.size(), 3u);
+  ASSERT_EQ(rec["runs"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    uint64_t charged = run_source_time(rec["runs"][i], "preemption:nw_hog");
+    EXPECT_GE(double(charged), 0.8 * double(hog_ns[i])) << "run " << i << ": charged " << charged
+                                                       << " ns, hog ran " << hog_ns[i] << " ns";
+    // And not more than the hog could have taken, beyond the ends of the window.
+    EXPECT_LE(double(charged), 1.1 * double(hog_ns[i]) + 20e6) << "run " << i;
+  }
+  unlink(json.c_str());
+  unlink(truth.c_str());
+}
+
+TEST(RunE2E, ThreadsAndChildrenAreTracked) {
+  // Two threads and a child process, all pinned to CPU 1 with the hog: each of them is kept
+  // waiting, so the hog's time is charged even though the first pid is only one of four tasks.
+  std::string json = temp_path("threads.json");
+  Hog hog(1);
+  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "-q", "--json", json, "--",
+                bin("nw_threads"), "2", "100"});
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto rec = load_json(json);
+  uint64_t wall = rec["runs"][0]["wall_ns"].get<uint64_t>();
+  uint64_t charged = run_source_time(rec["runs"][0], "preemption:nw_hog");
+  // 3 x 100 ms of work + the main thread share CPU 1 with the hog: about a quarter of the wall
+  // time belongs to the hog. Had only the first pid been tracked (it mostly waits in join),
+  // almost nothing would be charged.
+  EXPECT_GT(double(charged), 0.15 * double(wall)) << "charged " << charged << " of wall " << wall;
+  unlink(json.c_str());
+}
+
+TEST(RunE2E, MigrationsForcedFromOutsideAreCountedExactly) {
+  std::string json = temp_path("mig.json"), pidfile = temp_path("pid");
+  std::string out = temp_path("out"), err = temp_path("err");
+  pid_t nw = spawn({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "-q", "--json", json, "--",
+                    bin("nw_spin"), "1500", pidfile},
+                   out, err);
+  // Wait for the benchmark to write its pid.
+  pid_t bench = 0;
+  for (int i = 0; i < 500 && !bench; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::string s = read_text(pidfile);
+    if (!s.empty() && s.back() == '\n') bench = std::stoi(s);
+  }
+  ASSERT_GT(bench, 0) << read_text(err);
+  const int moves = 6;
+  for (int i = 0; i < moves; ++i) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(i % 2 == 0 ? 0 : 1, &set);  // 1 -> 0 -> 1 -> ... : every call changes its CPU
+    ASSERT_EQ(sched_setaffinity(bench, sizeof(set), &set), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  }
+  int st = 0;
+  waitpid(nw, &st, 0);
+  ASSERT_EQ(shell_status(st), 0) << read_text(err);
+  auto rec = load_json(json);
+  EXPECT_EQ(rec["runs"][0]["migrations"].get<int>(), moves);
+  uint64_t counted = 0;
+  for (const auto& n : rec["runs"][0]["noise"])
+    if (n["source"] == "migration") counted += n["count"].get<uint64_t>();
+  EXPECT_EQ(counted, uint64_t(moves));
+  for (auto* f : {&json, &pidfile, &out, &err}) unlink(f->c_str());
+}
+
+TEST(RunE2E, SleepIsBlockingWithinFivePercent) {
+  // 20 sleeps of 10 ms: 200 ms chosen off-CPU, plus timer slack (50 us each by default).
+  std::string json = temp_path("sleep.json");
+  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "3", "--warmup", "0", "-q", "--json", json, "--",
+                bin("nw_sleeper"), "20", "10000"});
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto rec = load_json(json);
+  for (const auto& r : rec["runs"]) {
+    double blocking = double(run_source_time(r, "blocking"));
+    EXPECT_NEAR(blocking, 200e6, 0.05 * 200e6) << r.dump();
+    EXPECT_EQ(r["blocking_ns"].get<double>(), blocking);
+    // Blocking is the workload's own choice: it must not be counted as stolen time.
+    uint64_t stolen = 0;
+    for (const auto& n : r["noise"])
+      if (n["source"] != "blocking") stolen += n["time_ns"].get<uint64_t>();
+    EXPECT_LT(double(stolen), 0.5 * blocking);
+  }
+  unlink(json.c_str());
+}
+
+TEST(RunE2E, ExitStatusesFollowTheShell) {
+  EXPECT_EQ(run({noisewatch(), "-q", "--runs", "2", "--", "false"}).status, 1);
+  EXPECT_EQ(run({noisewatch(), "-q", "--runs", "2", "--", "true"}).status, 0);
+  Proc missing = run({noisewatch(), "-q", "--", "/nonexistent/bench"});
+  EXPECT_EQ(missing.status, 127);
+  EXPECT_NE(missing.err.find("not found"), std::string::npos) << missing.err;
+  std::string noexec = temp_path("noexec");
+  { std::ofstream(noexec) << "#!/bin/sh\ntrue\n"; }
+  chmod(noexec.c_str(), 0644);
+  EXPECT_EQ(run({noisewatch(), "-q", "--", noexec}).status, 126);
+  unlink(noexec.c_str());
+  std::string json = temp_path("segv.json");
+  Proc segv = run({noisewatch(), "-q", "--runs", "3", "--json", json, "--", "/bin/sh", "-c", "kill -SEGV $$"});
+  EXPECT_EQ(segv.status, 139);
+  auto rec = load_json(json);  // the report is still written
+  bool seen = false;
+  for (const auto& r : rec["runs"])
+    if (r["signal"] == 11 && r["exit_status"] == 139) seen = true;
+  EXPECT_TRUE(seen) << rec["runs"].dump();
+  unlink(json.c_str());
+}
+
+TEST(RunE2E, BadOptionsAreOwnErrors) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"--runs", "0", "--", "true"},
+           {"--bogus-option", "--", "true"},
+           {"--cpu", "4095", "--", "true"},
+           {"--cpu", "x", "--", "true"},
+           {"--format", "pdf", "--", "true"},
+           {"--"}}) {
+    args.insert(args.begin(), noisewatch());
+    Proc p = run(args);
+    EXPECT_EQ(p.status, 125) << args[1] << ": " << p.err;
+    // One line that says what to do.
+    EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << p.err;
+  }
+}
+
+TEST(RunE2E, SigintStopsCleanlyWithPartialReport) {
+  std::string json = temp_path("int.json"), out = temp_path("out"), err = temp_path("err");
+  pid_t nw = spawn({noisewatch(), "--cpu", "1", "--runs", "200", "--warmup", "0", "--json", json, "--",
+                    bin("nw_spin"), "50"},
+                   out, err);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(nw, SIGINT);
+  int st = 0;
+  waitpid(nw, &st, 0);
+  EXPECT_EQ(shell_status(st), 130) << read_text(err);
+  auto rec = load_json(json);
+  EXPECT_EQ(rec["schema"], "noisewatch.run/1");
+  EXPECT_GE(rec["runs"].size(), 2u);
+  EXPECT_LT(rec["runs"].size(), 200u);
+  EXPECT_TRUE(rec.value("interrupted", false));
+  // No program of ours is left loaded.
+  std::string progs = loaded_bpf_programs();
+  EXPECT_EQ(progs.find("on_switch"), std::string::npos) << progs;
+  EXPECT_EQ(progs.find("on_irq_exit"), std::string::npos) << progs;
+  for (auto* f : {&json, &out, &err}) unlink(f->c_str());
+}
+
+TEST(RunE2E, BenchmarkStdoutStaysClean) {
+  Proc p = run({noisewatch(), "-q", "--runs", "2", "--", "/bin/echo", "hello"});
+  ASSERT_EQ(p.status, 0) << p.err;
+  // Three executions of echo (1 warm-up + 2 runs), nothing else: the report went to stderr.
+  EXPECT_EQ(p.out, "hello\nhello\nhello\n");
+  EXPECT_NE(p.err.find("CV"), std::string::npos) << p.err;
+}
+
+}  // namespace
+}  // namespace nw::e2e

@@ -1,0 +1,119 @@
+// Helpers for end-to-end tests of the real noisewatch binary.
+#pragma once
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nw::e2e {
+
+inline std::string bin(const std::string& name) { return std::string(NW_BINARY_DIR) + "/" + name; }
+inline std::string noisewatch() { return bin("noisewatch"); }
+
+struct Proc {
+  int status = -1;  // exit status as the shell reports it
+  std::string out, err;
+};
+
+inline std::string slurp_fd(int fd) {
+  std::string s;
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) s.append(buf, size_t(n));
+  return s;
+}
+
+inline std::string temp_path(const std::string& stem) {
+  static int counter = 0;
+  return "/tmp/nw-e2e-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + stem;
+}
+
+// Starts argv with stdout/stderr going to files; returns the pid.
+inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out_file,
+                   const std::string& err_file) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(o, 1);
+    dup2(e, 2);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    std::vector<char*> a;
+    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    execv(a[0], a.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline int shell_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+inline Proc run(const std::vector<std::string>& argv) {
+  std::string o = temp_path("out"), e = temp_path("err");
+  pid_t pid = spawn(argv, o, e);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  Proc p{shell_status(st), read_text(o), read_text(e)};
+  unlink(o.c_str());
+  unlink(e.c_str());
+  return p;
+}
+
+inline nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
+
+// Sum of a source's time over the measured runs of a record.
+inline uint64_t source_time(const nlohmann::json& rec, const std::string& source, bool include_warmup = false) {
+  uint64_t t = 0;
+  for (const auto& r : rec["runs"]) {
+    if (r["warmup"].get<bool>() && !include_warmup) continue;
+    for (const auto& n : r["noise"])
+      if (n["source"] == source) t += n["time_ns"].get<uint64_t>();
+  }
+  return t;
+}
+
+// CPU time (utime + stime) of a process from /proc/PID/stat, in ns.
+inline uint64_t proc_cpu_ns(pid_t pid) {
+  std::string s = read_text("/proc/" + std::to_string(pid) + "/stat");
+  auto rp = s.rfind(')');
+  if (rp == std::string::npos) return 0;
+  std::istringstream in(s.substr(rp + 2));
+  std::string f;
+  std::vector<std::string> fields;
+  while (in >> f) fields.push_back(f);
+  // fields[0] is state (field 3); utime is field 14, stime 15.
+  uint64_t ticks = std::stoull(fields[11]) + std::stoull(fields[12]);
+  return ticks * (1'000'000'000ull / uint64_t(sysconf(_SC_CLK_TCK)));
+}
+
+// The names of the BPF programs currently loaded (bpftool prog show).
+inline std::string loaded_bpf_programs() {
+  Proc p = run({"/usr/sbin/bpftool", "prog", "show"});
+  if (p.status != 0) p = run({"/usr/bin/bpftool", "prog", "show"});
+  return p.out;
+}
+
+}  // namespace nw::e2e
