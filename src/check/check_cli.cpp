@@ -20,7 +20,7 @@ namespace nw::cli {
 namespace {
 
 struct CheckArgs {
-  std::string cpu, sysroot, format = "text", output;
+  std::string cpu, sysroot, format = "text", output, priority = "other";
   double duration = 5, threshold_us = 1;
   bool no_attribution = false;
 };
@@ -40,6 +40,10 @@ int run_check_command(const CheckArgs& a) {
   opts.duration_s = a.duration;
   opts.threshold_ns = uint64_t(a.threshold_us * 1000);
   opts.attribute = !a.no_attribution;
+  check::NoiseOptions prio;
+  check::parse_priority(a.priority, prio);
+  opts.policy = prio.policy;
+  opts.priority = prio.priority;
   sys::Sysroot root(a.sysroot);
   auto report = check::run_check(root, opts);
 
@@ -77,6 +81,9 @@ void register_check(CLI::App& app, Action& action) {
   sub->add_option("--duration", args->duration, "seconds of live noise measurement in total; 0 skips it")
       ->capture_default_str();
   sub->add_option("--threshold", args->threshold_us, "gap threshold in microseconds for the noise measurement")
+      ->capture_default_str();
+  sub->add_option("--priority", args->priority,
+                  "scheduling of the probe threads: other, or fifo:N / rr:N to see only what is bound to each CPU")
       ->capture_default_str();
   sub->add_option("--sysroot", args->sysroot, "read /proc and /sys under DIR (e.g. from `noisewatch snapshot`)");
   sub->add_option("--format", args->format, "text, json (noisewatch.check/1) or prometheus (textfile collector)")

@@ -22,6 +22,8 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
   if (opts.duration_s <= 0) return report;
   NoiseOptions nopts;
   nopts.threshold_ns = opts.threshold_ns;
+  nopts.policy = opts.policy;
+  nopts.priority = opts.priority;
   std::unique_ptr<NoiseAttributor> attributor;
   if (opts.attribute) {
     std::string why;
@@ -46,12 +48,10 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
   return report;
 }
 
-CpuChoice choose_quiet_cpu(const std::vector<int>& candidates, double seconds_total, uint64_t threshold_ns) {
+CpuChoice choose_quiet_cpu(const std::vector<int>& candidates, double seconds_total, const NoiseOptions& opts) {
   sys::Sysroot live;
   auto ctx = make_context(live, candidates.empty() ? std::nullopt : std::optional(candidates));
-  NoiseOptions nopts;
-  nopts.threshold_ns = threshold_ns;
-  auto measured = measure_cpu_noise(candidates.empty() ? ctx.topo.online : ctx.targets, seconds_total, nopts);
+  auto measured = measure_cpu_noise(candidates.empty() ? ctx.topo.online : ctx.targets, seconds_total, opts);
   auto choice = recommend_cpu(measured, housekeeping_cpus(ctx.topo.online, ctx.isolated.value_or(std::vector<int>{})));
   if (!choice) throw Error("no CPU could be measured; give --cpu N");
   return *choice;

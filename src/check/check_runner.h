@@ -14,6 +14,7 @@ struct CheckOptions {
   std::optional<std::vector<int>> cpus;  // nullopt: the isolated CPUs if any, else all online
   double duration_s = 5;                 // live noise measurement in total; 0 skips it
   uint64_t threshold_ns = 1000;
+  int policy = 0, priority = 0;          // of the probe threads (NoiseOptions)
   bool attribute = true;                 // attribute gaps with the eBPF probe when available
 };
 
@@ -22,6 +23,6 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts);
 
 // For `run --cpu auto`: measures `candidates` (all online CPUs when empty) on the live machine
 // and returns the quietest non-housekeeping one with a one-line reason. Throws nw::Error.
-CpuChoice choose_quiet_cpu(const std::vector<int>& candidates, double seconds_total, uint64_t threshold_ns = 1000);
+CpuChoice choose_quiet_cpu(const std::vector<int>& candidates, double seconds_total, const NoiseOptions& opts = {});
 
 }  // namespace nw::check

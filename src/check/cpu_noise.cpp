@@ -31,16 +31,24 @@ struct Spinner {
   int cpu = -1;
   std::atomic<pid_t> tid{0};
   std::atomic<int> pin_errno{0};
+  std::atomic<int> sched_errno{0};
   CpuNoise result;
 };
 
 // Everything that is not our clock read is noise: record the gaps above the threshold.
-void spin(Spinner& s, const std::atomic<uint64_t>& start_at, uint64_t duration_ns, uint64_t threshold_ns,
+void spin(Spinner& s, const std::atomic<uint64_t>& start_at, uint64_t duration_ns, const NoiseOptions& opts,
           std::atomic<int>& ready) {
+  const uint64_t threshold_ns = opts.threshold_ns;
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(s.cpu, &set);
   int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+  if (rc == 0 && opts.policy != SCHED_OTHER) {
+    sched_param sp{};
+    sp.sched_priority = opts.priority;
+    rc = pthread_setschedparam(pthread_self(), opts.policy, &sp);
+    if (rc != 0) s.sched_errno = rc;
+  }
   s.pin_errno = rc;
   s.tid = pid_t(syscall(SYS_gettid));
   ready.fetch_add(1);
@@ -85,7 +93,7 @@ std::vector<CpuNoise> measure_cpu_noise(const std::vector<int>& cpus, double sec
   const uint64_t duration_ns = uint64_t(seconds_total * 1e9);
   std::vector<std::thread> threads;
   for (auto& s : spinners)
-    threads.emplace_back(spin, std::ref(*s), std::cref(start_at), duration_ns, opts.threshold_ns, std::ref(ready));
+    threads.emplace_back(spin, std::ref(*s), std::cref(start_at), duration_ns, std::cref(opts), std::ref(ready));
   while (ready.load() < int(spinners.size())) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   auto cancel = [&] {
     start_at.store(UINT64_MAX, std::memory_order_release);
@@ -94,6 +102,9 @@ std::vector<CpuNoise> measure_cpu_noise(const std::vector<int>& cpus, double sec
   for (auto& s : spinners)
     if (s->pin_errno != 0) {
       cancel();
+      if (s->sched_errno != 0)
+        throw Error(fmt::format("cannot set the real-time priority of the probe threads ({}); run as root or drop --priority",
+                                std::strerror(s->sched_errno)));
       throw Error(fmt::format("cannot run on CPU {} ({}); pick CPUs this process may use (see taskset -p $$)", s->cpu,
                               std::strerror(s->pin_errno)));
     }
@@ -119,6 +130,30 @@ std::vector<CpuNoise> measure_cpu_noise(const std::vector<int>& cpus, double sec
     out.push_back(std::move(r));
   }
   return out;
+}
+
+void parse_priority(const std::string& text, NoiseOptions& opts) {
+  if (text == "other") {
+    opts.policy = SCHED_OTHER;
+    opts.priority = 0;
+    return;
+  }
+  auto colon = text.find(':');
+  std::string kind = text.substr(0, colon);
+  int policy = kind == "fifo" ? SCHED_FIFO : kind == "rr" ? SCHED_RR : -1;
+  int prio = -1;
+  if (colon != std::string::npos) {
+    try {
+      size_t used = 0;
+      prio = std::stoi(text.substr(colon + 1), &used);
+      if (used != text.size() - colon - 1) prio = -1;
+    } catch (const std::exception&) {
+    }
+  }
+  if (policy < 0 || prio < sched_get_priority_min(policy) || prio > sched_get_priority_max(policy))
+    throw Error(fmt::format("--priority '{}' is not valid; give other, fifo:N or rr:N with N in 1..99", text));
+  opts.policy = policy;
+  opts.priority = prio;
 }
 
 std::vector<NoiseSource> attribute_gaps(const CpuNoise& measured, std::vector<NoiseSource> os_events, size_t keep) {

@@ -26,9 +26,17 @@ class NoiseAttributor {
 
 struct NoiseOptions {
   uint64_t threshold_ns = 1000;           // gaps shorter than this are the loop itself
+  // Scheduling of the spinners. SCHED_OTHER (default) measures what a normal benchmark meets,
+  // other threads included; SCHED_FIFO (like rtla osnoise -P f:N) leaves out ordinary threads,
+  // which the load balancer spreads evenly anyway, and shows what is bound to each CPU.
+  int policy = 0;                         // SCHED_OTHER
+  int priority = 0;
   NoiseAttributor* attributor = nullptr;  // optional: fills CpuNoise::top_sources
   size_t top_sources = 5;
 };
+
+// "other", "fifo:N" or "rr:N" -> policy and priority; throws nw::Error when malformed.
+void parse_priority(const std::string& text, NoiseOptions& opts);
 
 // Spins on every CPU of `cpus` at once for `seconds_total` seconds. Throws nw::Error when a CPU
 // cannot be used (offline, not allowed by our cpuset).

@@ -74,7 +74,7 @@ Finding check_hybrid_cpu(const CheckContext& ctx) {
       for (int c : ctx.targets)
         if (std::find(k.cpus.begin(), k.cpus.end(), c) != k.cpus.end()) mine.push_back(c);
       if (mine.empty()) continue;
-      target_kinds.push_back(fmt::format("CPU {} is a {}", cpus_text(mine), describe_kind(k)));
+      target_kinds.push_back(fmt::format("CPU {}: {}", cpus_text(mine), describe_kind(k)));
       if (&k != &fastest) slow_targets.insert(slow_targets.end(), mine.begin(), mine.end());
     }
     std::vector<std::string> all_kinds;

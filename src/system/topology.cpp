@@ -76,6 +76,8 @@ bool load_with_hwloc(const Sysroot& root, Topology& t) {
   const char* old = std::getenv("HWLOC_FSROOT");
   std::string saved = old ? old : "";
   if (!root.live()) setenv("HWLOC_FSROOT", root.root().c_str(), 1);
+  // A partial tree is expected (we fall back to sysfs); hwloc must not print about it.
+  setenv("HWLOC_HIDE_ERRORS", "2", 0);
   hwloc_topology_t topo;
   bool ok = hwloc_topology_init(&topo) == 0;
   if (ok) {
@@ -84,6 +86,10 @@ bool load_with_hwloc(const Sysroot& root, Topology& t) {
     hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
     hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
     ok = hwloc_topology_load(topo) == 0 && hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU) > 0;
+    // When the Linux backend gives up (no cpuN/topology), hwloc still "loads" a flat machine
+    // from its generic backend: that would hide SMT siblings and NUMA nodes, so refuse it.
+    const char* backend = ok ? hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo), "Backend") : nullptr;
+    ok = ok && backend && std::string(backend) == "Linux";
   }
   if (!root.live()) {
     if (old)
