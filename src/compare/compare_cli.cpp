@@ -1,11 +1,75 @@
+// `noisewatch compare BASE NEW`: timing statistics plus a noise-profile diff -> verdict.
+// Exit 0, or 1 when --fail-above is exceeded; 125 for unreadable or invalid input.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "compare/compare.h"
+#include "compare/input.h"
+#include "compare/render.h"
 
 namespace nw::cli {
 
+namespace {
+
+struct CompareArgs {
+  std::string base, next, format = "text", output;
+  double threshold = 1.0;
+  double fail_above = -1;  // < 0: not given
+};
+
+void write_output(const std::string& text, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(fmt::format("cannot write {}: {}; pick a writable -o path", path, std::strerror(errno)));
+  out << text;
+  if (!out) throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+}
+
+int run_compare(const CompareArgs& a) {
+  compare::Options options;
+  options.threshold_percent = a.threshold;
+  if (a.fail_above >= 0) options.fail_above_percent = a.fail_above;
+  auto base = compare::load_input(a.base);
+  auto next = compare::load_input(a.next);
+  auto result = compare::compare_inputs(base, next, options);
+  std::string text = a.format == "json"       ? compare::render_json(result)
+                     : a.format == "markdown" ? compare::render_markdown(result)
+                                              : compare::render_text(result);
+  write_output(text, a.output);
+  return result.fail_above_exceeded() ? 1 : 0;
+}
+
+}  // namespace
+
 void register_compare(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("compare", "compare two runs: is a regression the code, or noise?");
-  sub->callback([&action] { action = [] () -> int { throw Error("'compare' is not built yet"); }; });
+  auto args = std::make_shared<CompareArgs>();
+  sub->add_option("BASE", args->base,
+                  "baseline: noisewatch run report, Google Benchmark, hyperfine or pyperf JSON")
+      ->required();
+  sub->add_option("NEW", args->next, "the run to judge, same kinds of file as BASE")->required();
+  sub->add_option("--format", args->format, "text (default) | json | markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}));
+  sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout");
+  sub->add_option("--threshold", args->threshold,
+                  "PERCENT: smaller changes count as no-change even when significant (default 1)")
+      ->check(CLI::Range(0.0, 1000.0));
+  sub->add_option("--fail-above", args->fail_above,
+                  "PERCENT: exit 1 when NEW is significantly slower by more than this")
+      ->check(CLI::Range(0.0, 1e6));
+  sub->callback([&action, args] { action = [args]() -> int { return run_compare(*args); }; });
 }
 
 }  // namespace nw::cli

@@ -1,0 +1,12 @@
+// Builds the comparison model from two parsed inputs: match benchmarks by name, compare timings,
+// diff noise and hosts when both sides are noisewatch reports, and write the verdict sentences.
+#pragma once
+#include "compare/input.h"
+#include "compare/model.h"
+
+namespace nw::compare {
+
+// Throws nw::Error when no benchmark name is common to both inputs.
+Comparison compare_inputs(const InputFile& base, const InputFile& next, const Options& options);
+
+}  // namespace nw::compare

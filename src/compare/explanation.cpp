@@ -1,0 +1,142 @@
+#include "compare/explanation.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "compare/noise_diff.h"
+
+namespace nw::compare {
+
+namespace {
+
+std::string after_colon(const std::string& s) {
+  auto colon = s.find(':');
+  return colon == std::string::npos ? std::string{} : s.substr(colon + 1);
+}
+
+std::string join_phrases(const std::vector<std::string>& parts) {
+  if (parts.empty()) return {};
+  if (parts.size() == 1) return parts[0];
+  std::string out;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out + " and " + parts.back();
+}
+
+// "more preemption by X and more IRQ time from Y", at most three named, the rest counted.
+// From BASE's side (as_base) a source that shrank in NEW is one BASE had "more" of.
+std::string list_changes(const std::vector<const NoiseChange*>& changes, bool as_base = false) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < changes.size() && i < 3; ++i) {
+    bool more = (changes[i]->change_ns > 0) != as_base;
+    parts.push_back(fmt::format("{} {}", more ? "more" : "less", describe_source(changes[i]->source)));
+  }
+  if (changes.size() > 3) parts.push_back(fmt::format("{} other sources", changes.size() - 3));
+  return join_phrases(parts);
+}
+
+std::string on_cpus(const std::vector<int>& cpus) {
+  if (cpus.empty()) return {};
+  return fmt::format(" on CPU{} {}", cpus.size() > 1 ? "s" : "", fmt::join(cpus, ","));
+}
+
+std::string interval_percent(const TimingResult& t, double level) {
+  if (!t.ci_bounded) return "no interval: too few runs";
+  return fmt::format("{:.0f} % CI {:.1f}–{:.1f} %", level, (t.ci_low - 1) * 100, (t.ci_high - 1) * 100);
+}
+
+std::string p_text(double p) { return p < 0.001 ? "p < 0.001" : fmt::format("p = {:.3f}", p); }
+
+std::vector<const NoiseChange*> material(const BenchmarkComparison& c, int direction) {
+  std::vector<const NoiseChange*> out;
+  for (const auto& n : c.noise_diff)
+    if (n.stolen && is_material(n) && (direction == 0 || (n.change_ns > 0) == (direction > 0)))
+      out.push_back(&n);
+  return out;
+}
+
+std::string changed_timing(const BenchmarkComparison& c, double level) {
+  const auto& t = c.timing;
+  bool slower = t.verdict == Verdict::slower;
+  std::string head = fmt::format("NEW is {:.1f} % {} ({}, {})", std::fabs(t.change_percent()),
+                                 slower ? "slower" : "faster", interval_percent(t, level), p_text(t.p_value));
+  if (!c.has_noise)
+    return head + "; there is no noise data to compare (that needs noisewatch run reports on both sides).";
+  const char* change = slower ? "slowdown" : "speed-up";
+  auto with = material(c, slower ? 1 : -1);
+  auto against = material(c, slower ? -1 : 1);
+  if (with.empty() && against.empty())
+    return fmt::format("{}; the noise profile is the same: the {} is in the benchmark.", head, change);
+  if (with.empty())
+    return fmt::format("{}; the noise moved the other way ({}): the {} is in the benchmark, if anything "
+                       "larger than measured.", head, list_changes(against), change);
+  double total = std::fabs(t.change_percent());
+  double explained = c.noise_explained_points;
+  std::string what = slower ? list_changes(with) + on_cpus(c.new_cpus)
+                            : "BASE having " + list_changes(with, true) + on_cpus(c.base_cpus);
+  bool adjusted_unchanged = c.adjusted && c.adjusted->verdict == Verdict::no_change;
+  if (explained >= total)
+    return fmt::format("{}; all of that coincides with {} ({:.1f} points of noise): likely noise. Rerun on an "
+                       "isolated CPU before {} the code.", head, what, explained, slower ? "blaming" : "crediting");
+  if (explained >= 0.5 * total || adjusted_unchanged)
+    return fmt::format("{}; {:.1f} points of that coincide with {}: likely noise. Rerun on an isolated CPU "
+                       "before {} the code.", head, explained, what, slower ? "blaming" : "crediting");
+  return fmt::format("{}; {:.1f} points of that coincide with {}, the other {:.1f} points are likely in the "
+                     "benchmark.", head, explained, what, total - explained);
+}
+
+std::string unchanged_timing(const BenchmarkComparison& c, const Options& o, double level) {
+  const auto& t = c.timing;
+  std::string head;
+  if (t.significant)
+    head = fmt::format("No change beyond the {:g} % threshold: NEW is {:.1f} % {} ({}, {})", o.threshold_percent,
+                       std::fabs(t.change_percent()), t.ratio >= 1 ? "slower" : "faster",
+                       interval_percent(t, level), p_text(t.p_value));
+  else
+    head = fmt::format("No significant change: NEW is {:.1f} % {} ({}, {})", std::fabs(t.change_percent()),
+                       t.ratio >= 1 ? "slower" : "faster", interval_percent(t, level), p_text(t.p_value));
+  auto changed = material(c, 0);
+  if (!c.has_noise || changed.empty()) return head + ".";
+  double hidden = 0;
+  for (const auto* n : changed) hidden += std::fabs(n->change_points);
+  return fmt::format("{}; but the noise changed ({} in NEW), which may hide a change of up to {:.1f} points.",
+                     head, list_changes(changed), hidden);
+}
+
+}  // namespace
+
+std::string describe_source(const std::string& source) {
+  std::string category = source.substr(0, source.find(':'));
+  std::string name = after_colon(source);
+  if (category == "preemption") return "preemption by " + name;
+  if (category == "irq") return "IRQ time from " + name;
+  if (category == "softirq") return name + " softirq time";
+  if (category == "nmi") return name.empty() || name == "nmi" ? "NMI time" : "NMI time from " + name;
+  if (category == "smt") return "SMT-sibling load from " + name;
+  if (source == "steal") return "hypervisor steal";
+  if (source == "frequency") return "frequency loss";
+  if (source == "migration") return "migrations";
+  if (source == "fault") return "page faults";
+  if (source == "blocking") return "blocking";
+  return "noise from " + source;
+}
+
+double explained_points(const BenchmarkComparison& c) {
+  if (!c.has_noise || c.timing.verdict == Verdict::no_change) return 0;
+  double sum = 0;
+  for (const auto* n : material(c, c.timing.verdict == Verdict::slower ? 1 : -1)) sum += std::fabs(n->change_points);
+  return sum;
+}
+
+std::string explain(const BenchmarkComparison& c, const Options& options) {
+  double level = (1 - options.alpha) * 100;
+  std::string s = c.timing.verdict == Verdict::no_change ? unchanged_timing(c, options, level)
+                                                          : changed_timing(c, level);
+  if (c.few_runs)
+    s += fmt::format(" With {} runs per side the test means little: rerun with --runs 20 or more.",
+                     std::min(c.base.runs, c.next.runs));
+  return s;
+}
+
+}  // namespace nw::compare

@@ -1,0 +1,19 @@
+// The sentence that answers "code or noise?" for one benchmark, from its finished comparison.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "compare/model.h"
+
+namespace nw::compare {
+
+// "preemption:stress-ng" -> "preemption by stress-ng", "irq:nvme0q3" -> "IRQ time from nvme0q3".
+std::string describe_source(const std::string& source);
+
+// Sum of the material noise changes that point the same way as the timing change (points of
+// BASE's median); 0 when the timing did not change or there is no noise data.
+double explained_points(const BenchmarkComparison& c);
+
+std::string explain(const BenchmarkComparison& c, const Options& options);
+
+}  // namespace nw::compare

@@ -1,0 +1,45 @@
+#include "compare/host_diff.h"
+
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace nw::compare {
+
+namespace {
+
+void add_if_different(std::vector<HostDifference>& out, const char* field, const std::string& base,
+                      const std::string& next) {
+  if (base != next) out.push_back({field, base, next});
+}
+
+std::string unavailable_probes(const RunRecord& rec, const RunRecord& other) {
+  std::set<std::string> theirs;
+  for (const auto& u : other.unavailable) theirs.insert(u.probe);
+  std::vector<std::string> only;
+  for (const auto& u : rec.unavailable)
+    if (!theirs.count(u.probe)) only.push_back(u.probe);
+  return fmt::format("{}", fmt::join(only, ", "));
+}
+
+}  // namespace
+
+std::vector<HostDifference> diff_hosts(const RunRecord& base, const RunRecord& next) {
+  std::vector<HostDifference> out;
+  add_if_different(out, "hostname", base.host.hostname, next.host.hostname);
+  add_if_different(out, "kernel", base.host.kernel, next.host.kernel);
+  add_if_different(out, "cpu_model", base.host.cpu_model, next.host.cpu_model);
+  add_if_different(out, "virtualized", base.host.virtualized ? "yes" : "no", next.host.virtualized ? "yes" : "no");
+  add_if_different(out, "online_cpus", fmt::format("{}", base.host.online_cpus),
+                   fmt::format("{}", next.host.online_cpus));
+  add_if_different(out, "cpus", fmt::format("{}", fmt::join(base.cpus, ",")),
+                   fmt::format("{}", fmt::join(next.cpus, ",")));
+  add_if_different(out, "pinned", base.pinned ? "yes" : "no", next.pinned ? "yes" : "no");
+  std::string base_only = unavailable_probes(base, next), new_only = unavailable_probes(next, base);
+  if (!base_only.empty() || !new_only.empty())
+    out.push_back({"unavailable_probes", base_only.empty() ? "-" : base_only, new_only.empty() ? "-" : new_only});
+  return out;
+}
+
+}  // namespace nw::compare

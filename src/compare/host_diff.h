@@ -1,0 +1,14 @@
+// Were BASE and NEW measured on the same machine, set up the same way?
+#pragma once
+#include <vector>
+
+#include "compare/model.h"
+#include "record/run_record.h"
+
+namespace nw::compare {
+
+// Host fields (hostname, kernel, cpu_model, virtualized, online_cpus), the benchmark CPUs and
+// pinning that differ, plus probes unavailable on one side only (their noise is missing there).
+std::vector<HostDifference> diff_hosts(const RunRecord& base, const RunRecord& next);
+
+}  // namespace nw::compare

@@ -1,0 +1,42 @@
+// hyperfine --export-json: results[] with the command line and every run's wall time in seconds.
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+#include "compare/input.h"
+
+namespace nw::compare {
+
+using nlohmann::json;
+
+std::vector<Benchmark> parse_hyperfine(const json& j, std::vector<std::string>& notes) {
+  const json& results = j.at("results");
+  std::vector<Benchmark> out;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const json& r = results[i];
+    std::string where = fmt::format("results[{}]", i);
+    if (!r.is_object()) throw Error(where + " is not an object");
+    if (!r.contains("command") || !r["command"].is_string()) throw Error(where + " has no \"command\" string");
+    auto times = r.find("times");
+    if (times == r.end() || !times->is_array())
+      throw Error(fmt::format("{} (\"{}\") has no \"times\" array: export with a hyperfine that records "
+                              "every run (--export-json)", where, r["command"].get<std::string>()));
+    Benchmark b{r["command"].get<std::string>(), {}, std::nullopt};
+    for (size_t k = 0; k < times->size(); ++k) {
+      const json& t = (*times)[k];
+      std::string at = fmt::format("{}.times[{}]", where, k);
+      if (!t.is_number()) throw Error(at + " is not a number");
+      b.times_ns.push_back(checked_time_ns(t.get<double>(), 1e9, at));
+    }
+    if (auto codes = r.find("exit_codes"); codes != r.end() && codes->is_array()) {
+      int failed = 0;
+      for (const auto& c : *codes)
+        if (!c.is_number_integer() || c.get<long long>() != 0) ++failed;
+      if (failed > 0)
+        notes.push_back(fmt::format("\"{}\": {} run(s) exited non-zero", b.name, failed));
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace nw::compare

@@ -1,0 +1,47 @@
+// noisewatch run reports: the measured repetitions' wall times, and the record kept for noise.
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+#include "compare/input.h"
+
+namespace nw::compare {
+
+using nlohmann::json;
+
+namespace {
+
+// The same benchmark built in two trees (./old/bench vs ./new/bench) must still match:
+// the name is the program's base name plus its arguments.
+std::string benchmark_name(const std::vector<std::string>& command) {
+  if (command.empty()) return "(unnamed command)";
+  std::string name = command[0];
+  if (auto slash = name.find_last_of('/'); slash != std::string::npos && slash + 1 < name.size())
+    name = name.substr(slash + 1);
+  for (size_t i = 1; i < command.size(); ++i) name += " " + command[i];
+  return name;
+}
+
+}  // namespace
+
+std::vector<Benchmark> parse_noisewatch(const json& j, std::vector<std::string>& notes) {
+  RunRecord rec;
+  try {
+    rec = run_record_from_json(j);
+  } catch (const std::exception& e) {
+    throw Error(e.what());
+  }
+  Benchmark b{benchmark_name(rec.command), {}, std::nullopt};
+  int failed = 0;
+  for (const auto* run : rec.measured()) {
+    b.times_ns.push_back(checked_time_ns(double(run->wall_ns), 1, fmt::format("runs[{}].wall_ns", run->index)));
+    if (run->exit_status != 0) ++failed;
+  }
+  if (b.times_ns.empty()) throw Error("the report has no measured (non-warm-up) runs");
+  if (failed > 0) notes.push_back(fmt::format("{} measured run(s) exited non-zero", failed));
+  b.record = std::move(rec);
+  std::vector<Benchmark> out;
+  out.push_back(std::move(b));
+  return out;
+}
+
+}  // namespace nw::compare

@@ -1,0 +1,62 @@
+// pyperf JSON (python -m pyperf ... -o FILE): benchmarks[].runs[].values, in seconds per loop.
+// The first runs are often calibration runs with warmups only: they carry no values and are skipped.
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+#include "compare/input.h"
+
+namespace nw::compare {
+
+using nlohmann::json;
+
+namespace {
+
+// Benchmark metadata overrides the file's common metadata, as in pyperf itself.
+std::string metadata_string(const json& bench, const json& file, const char* key) {
+  for (const json* scope : {&bench, &file}) {
+    auto md = scope->find("metadata");
+    if (md == scope->end() || !md->is_object()) continue;
+    auto it = md->find(key);
+    if (it != md->end() && it->is_string()) return it->get<std::string>();
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<Benchmark> parse_pyperf(const json& j, std::vector<std::string>& notes) {
+  (void)notes;
+  const json& benches = j.at("benchmarks");
+  std::vector<Benchmark> out;
+  for (size_t i = 0; i < benches.size(); ++i) {
+    const json& b = benches[i];
+    std::string where = fmt::format("benchmarks[{}]", i);
+    if (!b.is_object()) throw Error(where + " is not an object");
+    std::string name = metadata_string(b, j, "name");
+    if (name.empty()) throw Error(where + " has no metadata \"name\"");
+    std::string unit = metadata_string(b, j, "unit");
+    if (!unit.empty() && unit != "second")
+      throw Error(fmt::format("benchmark \"{}\" measures {}, not time", name, unit));
+    auto runs = b.find("runs");
+    if (runs == b.end() || !runs->is_array()) throw Error(where + " has no \"runs\" array");
+    Benchmark out_b{name, {}, std::nullopt};
+    for (size_t r = 0; r < runs->size(); ++r) {
+      const json& run = (*runs)[r];
+      if (!run.is_object()) throw Error(fmt::format("{}.runs[{}] is not an object", where, r));
+      auto values = run.find("values");
+      if (values == run.end()) continue;
+      if (!values->is_array()) throw Error(fmt::format("{}.runs[{}].values is not an array", where, r));
+      for (size_t k = 0; k < values->size(); ++k) {
+        std::string at = fmt::format("{}.runs[{}].values[{}]", where, r, k);
+        if (!(*values)[k].is_number()) throw Error(at + " is not a number");
+        out_b.times_ns.push_back(checked_time_ns((*values)[k].get<double>(), 1e9, at));
+      }
+    }
+    if (out_b.times_ns.empty())
+      throw Error(fmt::format("benchmark \"{}\" has no run with values (only calibration/warmups)", name));
+    out.push_back(std::move(out_b));
+  }
+  return out;
+}
+
+}  // namespace nw::compare

@@ -1,0 +1,84 @@
+#include "compare/render.h"
+
+namespace nw::compare {
+
+// Ordered so the contract fields (schema, verdict, ratio, ci, p_value) lead the document.
+using json = nlohmann::ordered_json;
+
+namespace {
+
+json interval(const TimingResult& t) { return json::array({t.ci_low, t.ci_high}); }
+
+json timing_json(const TimingResult& t) {
+  return {{"verdict", verdict_name(t.verdict)}, {"ratio", t.ratio},          {"ci", interval(t)},
+          {"ci_bounded", t.ci_bounded},        {"hl_ratio", t.hl_ratio},    {"p_value", t.p_value},
+          {"significant", t.significant},      {"change_percent", t.change_percent()}};
+}
+
+json sample_json(const SampleSummary& s) {
+  return {{"runs", s.runs}, {"median_ns", s.median_ns}, {"mean_ns", s.mean_ns}, {"cv", s.cv}};
+}
+
+json noise_json(const NoiseChange& n) {
+  return {{"source", n.source},
+          {"base_mean_ns", n.base_mean_ns},
+          {"new_mean_ns", n.new_mean_ns},
+          {"change_ns", n.change_ns},
+          {"change_points", n.change_points},
+          {"base_mean_count", n.base_mean_count},
+          {"new_mean_count", n.new_mean_count},
+          {"p_value", n.p_value},
+          {"significant", n.significant},
+          {"stolen", n.stolen}};
+}
+
+json benchmark_json(const BenchmarkComparison& b) {
+  json j = timing_json(b.timing);
+  j["name"] = b.name;
+  j["base"] = sample_json(b.base);
+  j["new"] = sample_json(b.next);
+  j["few_runs"] = b.few_runs;
+  json noise = json::array();
+  for (const auto& n : b.noise_diff) noise.push_back(noise_json(n));
+  j["noise_diff"] = std::move(noise);
+  j["noise_available"] = b.has_noise;
+  j["noise_explained_points"] = b.noise_explained_points;
+  j["undisturbed"] = b.adjusted ? timing_json(*b.adjusted) : json(nullptr);
+  j["base_cpus"] = b.base_cpus;
+  j["new_cpus"] = b.new_cpus;
+  j["explanation"] = b.explanation;
+  j["fail_above_exceeded"] = b.fail_above_exceeded;
+  return j;
+}
+
+}  // namespace
+
+json to_json(const Comparison& c) {
+  // The headline benchmark's fields sit at the top level (the contract's verdict, ratio, ci,
+  // p_value, noise_diff); every benchmark, the headline included, is also under "benchmarks".
+  json j = {{"schema", "noisewatch.compare/1"}};
+  json top = benchmark_json(c.top());
+  for (const char* key : {"verdict", "ratio", "ci", "p_value", "noise_diff", "name"}) j[key] = top[key];
+  for (auto& [key, value] : top.items())
+    if (!j.contains(key)) j[key] = value;
+  j["base_file"] = {{"path", c.base_label}, {"format", c.base_format}};
+  j["new_file"] = {{"path", c.new_label}, {"format", c.new_format}};
+  j["threshold_percent"] = c.options.threshold_percent;
+  j["alpha"] = c.options.alpha;
+  j["fail_above_percent"] = c.options.fail_above_percent ? json(*c.options.fail_above_percent) : json(nullptr);
+  j["fail_above_exceeded"] = c.fail_above_exceeded();
+  j["test"] = "mann-whitney-u";
+  j["ci_method"] = "hodges-lehmann";
+  json all = json::array();
+  for (const auto& b : c.benchmarks) all.push_back(benchmark_json(b));
+  j["benchmarks"] = std::move(all);
+  json hosts = json::array();
+  for (const auto& h : c.host_diff) hosts.push_back({{"field", h.field}, {"base", h.base}, {"new", h.next}});
+  j["host_diff"] = std::move(hosts);
+  j["warnings"] = c.warnings;
+  return j;
+}
+
+std::string render_json(const Comparison& c) { return to_json(c).dump(2) + "\n"; }
+
+}  // namespace nw::compare

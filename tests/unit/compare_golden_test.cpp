@@ -1,0 +1,75 @@
+// Golden outputs of the three compare renderers. After an intended output change, regenerate with
+//   NW_UPDATE_GOLDEN=1 ./unit_tests --gtest_filter='CompareGolden*'
+// and review the diff of tests/data/compare/golden/ like code.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "compare/compare.h"
+#include "compare/render.h"
+
+namespace nw::compare {
+namespace {
+
+std::string data(const std::string& name) { return std::string(NW_SOURCE_DIR) + "/tests/data/compare/" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void check_golden(const std::string& text, const std::string& golden) {
+  std::string path = data("golden/" + golden);
+  if (std::getenv("NW_UPDATE_GOLDEN")) {
+    std::ofstream(path) << text;
+    return;
+  }
+  EXPECT_EQ(text, slurp(path)) << "output differs from " << path;
+}
+
+struct Case {
+  const char* name;
+  const char* base;
+  const char* next;
+  std::optional<double> fail_above;
+};
+
+class CompareGolden : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CompareGolden, TextMarkdownJson) {
+  const Case& k = GetParam();
+  Options o;
+  o.fail_above_percent = k.fail_above;
+  auto c = compare_inputs(load_input(data(k.base)), load_input(data(k.next)), o);
+  c.base_label = k.base;  // paths relative to the data directory, so goldens do not depend on the checkout
+  c.new_label = k.next;
+  check_golden(render_text(c), std::string(k.name) + ".txt");
+  check_golden(render_markdown(c), std::string(k.name) + ".md");
+  std::string json = render_json(c);
+  check_golden(json, std::string(k.name) + ".json");
+  auto j = nlohmann::json::parse(json);  // the contract's fields, whatever else is there
+  EXPECT_EQ(j["schema"], "noisewatch.compare/1");
+  EXPECT_TRUE(j["verdict"] == "slower" || j["verdict"] == "faster" || j["verdict"] == "no-change");
+  EXPECT_TRUE(j["ratio"].is_number());
+  EXPECT_EQ(j["ci"].size(), 2u);
+  EXPECT_TRUE(j["p_value"].is_number());
+  for (const auto& n : j["noise_diff"]) {
+    EXPECT_TRUE(n["source"].is_string());
+    EXPECT_TRUE(n["base_mean_ns"].is_number());
+    EXPECT_TRUE(n["new_mean_ns"].is_number());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, CompareGolden,
+                         ::testing::Values(Case{"noisy", "nw_base.json", "nw_new_noisy.json", 3.0},
+                                           Case{"kernel", "nw_base.json", "nw_new_other_kernel.json", {}},
+                                           Case{"gbench", "gbench_base.json", "gbench_new.json", 1.0}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace nw::compare

@@ -1,0 +1,130 @@
+// compare's input parsers on the sample files in tests/data/compare, and their bad-input errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "cli/errors.h"
+#include "compare/input.h"
+
+namespace nw::compare {
+namespace {
+
+std::string data(const std::string& name) { return std::string(NW_SOURCE_DIR) + "/tests/data/compare/" + name; }
+
+TEST(CompareInput, NoisewatchReportKeepsMeasuredRunsAndRecord) {
+  auto in = load_input(data("nw_base.json"));
+  EXPECT_EQ(in.format, InputFormat::noisewatch);
+  ASSERT_EQ(in.benchmarks.size(), 1u);
+  const auto& b = in.benchmarks[0];
+  EXPECT_EQ(b.name, "arraysum --size 1M");  // directory of argv[0] dropped so trees can differ
+  EXPECT_EQ(b.times_ns.size(), 12u);        // the warm-up run is not a measurement
+  ASSERT_TRUE(b.record.has_value());
+  EXPECT_EQ(b.record->cpus, std::vector<int>{1});
+  EXPECT_DOUBLE_EQ(b.times_ns[0], double(b.record->measured()[0]->wall_ns));
+}
+
+TEST(CompareInput, GoogleBenchmarkGroupsRepetitionsAndSkipsAggregates) {
+  auto in = load_input(data("gbench_base.json"));
+  EXPECT_EQ(in.format, InputFormat::google_benchmark);
+  ASSERT_EQ(in.benchmarks.size(), 3u);
+  EXPECT_EQ(in.benchmarks[0].name, "BM_Sum/1024");
+  EXPECT_EQ(in.benchmarks[1].name, "BM_Sort/4096");
+  for (const auto& b : in.benchmarks) EXPECT_EQ(b.times_ns.size(), 10u) << b.name;
+  EXPECT_NEAR(in.benchmarks[0].times_ns[0], 850, 50);       // ns
+  EXPECT_NEAR(in.benchmarks[1].times_ns[0], 120e3, 6e3);    // us converted to ns
+  EXPECT_FALSE(in.benchmarks[0].record.has_value());
+}
+
+TEST(CompareInput, GoogleBenchmarkWithoutRunTypeUsesAggregateSuffixes) {
+  nlohmann::json j = {{"context", nlohmann::json::object()},
+                      {"benchmarks",
+                       {{{"name", "BM_A"}, {"real_time", 2.0}, {"time_unit", "ms"}},
+                        {{"name", "BM_A"}, {"real_time", 3.0}, {"time_unit", "ms"}},
+                        {{"name", "BM_A_mean"}, {"real_time", 2.5}, {"time_unit", "ms"}},
+                        {{"name", "BM_B"}, {"real_time", 1.0}, {"error_occurred", true}}}}};
+  auto in = parse_input(j, "old.json");
+  ASSERT_EQ(in.benchmarks.size(), 1u);
+  EXPECT_EQ(in.benchmarks[0].times_ns, (std::vector<double>{2e6, 3e6}));
+  ASSERT_EQ(in.notes.size(), 1u);
+  EXPECT_NE(in.notes[0].find("error"), std::string::npos);
+}
+
+TEST(CompareInput, HyperfineRealExport) {
+  auto in = load_input(data("hyperfine_real.json"));  // written by hyperfine itself
+  EXPECT_EQ(in.format, InputFormat::hyperfine);
+  ASSERT_EQ(in.benchmarks.size(), 1u);
+  EXPECT_EQ(in.benchmarks[0].name, "sleep 0.001");
+  EXPECT_EQ(in.benchmarks[0].times_ns.size(), 10u);
+  for (double t : in.benchmarks[0].times_ns) EXPECT_GT(t, 1e6);  // sleep 1 ms takes longer than 1 ms
+}
+
+TEST(CompareInput, PyperfSkipsCalibrationRunsAndFlattensValues) {
+  auto in = load_input(data("pyperf_base.json"));
+  EXPECT_EQ(in.format, InputFormat::pyperf);
+  ASSERT_EQ(in.benchmarks.size(), 1u);
+  EXPECT_EQ(in.benchmarks[0].name, "json_dumps");
+  EXPECT_EQ(in.benchmarks[0].times_ns.size(), 18u);  // 6 processes x 3 values
+  EXPECT_NEAR(in.benchmarks[0].times_ns[0], 15e3, 1e3);
+}
+
+TEST(CompareInput, PyperfNameFromFileMetadata) {
+  nlohmann::json j = {{"version", "1.0"},
+                      {"metadata", {{"name", "solo"}}},
+                      {"benchmarks", {{{"runs", {{{"values", {0.5, 0.25}}}}}}}}};
+  auto in = parse_input(j, "solo.json");
+  EXPECT_EQ(in.benchmarks[0].name, "solo");
+  EXPECT_EQ(in.benchmarks[0].times_ns, (std::vector<double>{0.5e9, 0.25e9}));
+}
+
+// Every broken sample is a one-line nw::Error naming the file; nothing else escapes.
+TEST(CompareInput, BrokenFilesAreOneLineErrors) {
+  std::map<std::string, std::string> expected = {
+      {"only_warmup.json", "no measured"},
+      {"unknown_shape.json", "neither a noisewatch run report nor"},
+      {"compare_report.json", "noisewatch.compare/1"},
+      {"gbench_bad_unit.json", "fortnights"},
+      {"gbench_only_aggregates.json", "no benchmark"},
+      {"hyperfine_no_times.json", "no \"times\""},
+      {"hyperfine_negative_time.json", "positive"},
+      {"pyperf_bytes.json", "byte"},
+      {"pyperf_calibration_only.json", "no run with values"},
+      {"nw_wall_is_string.json", "wall_ns"},
+      {"hyperfine_duplicate.json", "twice"},
+      {"not_json.json", "not valid JSON"},
+      {"empty.json", "not valid JSON"},
+  };
+  size_t seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(data("broken"))) {
+    std::string name = entry.path().filename();
+    ASSERT_TRUE(expected.count(name)) << "add an expectation for " << name;
+    ++seen;
+    try {
+      load_input(entry.path());
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      EXPECT_NE(msg.find(expected[name]), std::string::npos) << name << ": " << msg;
+      EXPECT_NE(msg.find(name), std::string::npos) << "error does not name the file: " << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+  }
+  EXPECT_EQ(seen, expected.size());
+}
+
+TEST(CompareInput, MissingFileAndOddJson) {
+  EXPECT_THROW(load_input(data("does_not_exist.json")), Error);
+  for (const char* text : {"[]", "42", "null", R"({"results": 3})", R"({"benchmarks": [1, 2]})",
+                           R"({"schema": 7})", R"({"results": [{"command": 5, "times": []}]})",
+                           R"({"results": [{"command": "x", "times": []}]})",
+                           R"({"context": {}, "benchmarks": [{"name": "a", "real_time": "1"}]})",
+                           R"({"benchmarks": [{"runs": [{"values": [1]}]}]})",
+                           R"({"schema": "noisewatch.run/1", "runs": [{"wall_ns": 0}]})",
+                           R"({"schema": "noisewatch.run/1", "command": 3, "runs": []})"}) {
+    EXPECT_THROW(parse_input_text(text, "x.json"), Error) << text;
+  }
+}
+
+}  // namespace
+}  // namespace nw::compare

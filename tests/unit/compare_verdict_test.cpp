@@ -1,0 +1,143 @@
+// The comparison model on sample reports: verdicts, the noise explanation, host differences,
+// name matching and --fail-above.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli/errors.h"
+#include "compare/compare.h"
+#include "compare/explanation.h"
+
+namespace nw::compare {
+namespace {
+
+std::string data(const std::string& name) { return std::string(NW_SOURCE_DIR) + "/tests/data/compare/" + name; }
+
+Comparison compare_files(const std::string& a, const std::string& b, Options o = {}) {
+  return compare_inputs(load_input(data(a)), load_input(data(b)), o);
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+TEST(CompareVerdict, HogInNewIsExplainedAsNoise) {
+  auto c = compare_files("nw_base.json", "nw_new_noisy.json");
+  const auto& b = c.top();
+  EXPECT_EQ(b.timing.verdict, Verdict::slower);
+  EXPECT_NEAR(b.timing.change_percent(), 4.0, 0.8);
+  ASSERT_TRUE(b.has_noise);
+  ASSERT_FALSE(b.noise_diff.empty());
+  const auto& hog = b.noise_diff.front();  // largest change first
+  EXPECT_EQ(hog.source, "preemption:stress-ng");
+  EXPECT_TRUE(hog.significant);
+  EXPECT_DOUBLE_EQ(hog.base_mean_ns, 0);
+  EXPECT_NEAR(hog.new_mean_ns, 2e6, 2e5);
+  EXPECT_NEAR(b.noise_explained_points, 4.0, 0.8);
+  ASSERT_TRUE(b.adjusted.has_value());
+  EXPECT_EQ(b.adjusted->verdict, Verdict::no_change);  // the code did not change
+  EXPECT_TRUE(contains(b.explanation, "coincides with more preemption by stress-ng on CPU 1")) << b.explanation;
+  EXPECT_TRUE(contains(b.explanation, "likely noise")) << b.explanation;
+  EXPECT_TRUE(contains(b.explanation, "Rerun on an isolated CPU")) << b.explanation;
+  for (const auto& n : b.noise_diff)
+    if (n.source != "preemption:stress-ng") EXPECT_FALSE(n.significant) << n.source;
+}
+
+TEST(CompareVerdict, SlowerCodeWithSameNoiseIsTheBenchmark) {
+  auto c = compare_files("nw_base.json", "nw_new_slow_code.json");
+  const auto& b = c.top();
+  EXPECT_EQ(b.timing.verdict, Verdict::slower);
+  EXPECT_NEAR(b.timing.change_percent(), 3.0, 0.6);
+  EXPECT_DOUBLE_EQ(b.noise_explained_points, 0);
+  EXPECT_EQ(b.adjusted->verdict, Verdict::slower);
+  EXPECT_TRUE(contains(b.explanation, "the noise profile is the same: the slowdown is in the benchmark"))
+      << b.explanation;
+}
+
+TEST(CompareVerdict, NoisyBaseMakesNewLookFaster) {
+  auto c = compare_files("nw_new_noisy.json", "nw_base.json");
+  const auto& b = c.top();
+  EXPECT_EQ(b.timing.verdict, Verdict::faster);
+  EXPECT_TRUE(contains(b.explanation, "BASE having more preemption by stress-ng")) << b.explanation;
+  EXPECT_TRUE(contains(b.explanation, "likely noise")) << b.explanation;
+}
+
+TEST(CompareVerdict, DifferentMachineIsReported) {
+  auto c = compare_files("nw_base.json", "nw_new_other_kernel.json");
+  EXPECT_EQ(c.top().timing.verdict, Verdict::no_change);
+  std::map<std::string, HostDifference> by_field;
+  for (const auto& h : c.host_diff) by_field[h.field] = h;
+  ASSERT_TRUE(by_field.count("kernel"));
+  EXPECT_EQ(by_field["kernel"].base, "6.18.0-nw");
+  EXPECT_EQ(by_field["kernel"].next, "6.1.0-26-amd64");
+  ASSERT_TRUE(by_field.count("cpus"));
+  EXPECT_EQ(by_field["cpus"].next, "0");
+  EXPECT_FALSE(by_field.count("cpu_model"));
+  EXPECT_TRUE(compare_files("nw_base.json", "nw_new_noisy.json").host_diff.empty());
+}
+
+TEST(CompareVerdict, FewRunsAreFlagged) {
+  auto c = compare_files("nw_few_base.json", "nw_few_new.json");
+  EXPECT_TRUE(c.top().few_runs);
+  EXPECT_TRUE(contains(c.top().explanation, "With 5 runs per side the test means little")) << c.top().explanation;
+  bool warned = false;
+  for (const auto& w : c.warnings) warned |= contains(w, "below 9 per side");
+  EXPECT_TRUE(warned);
+  EXPECT_FALSE(compare_files("nw_base.json", "nw_new_noisy.json").top().few_runs);
+}
+
+TEST(CompareVerdict, GoogleBenchmarkPerBenchmarkWithHeadline) {
+  auto c = compare_files("gbench_base.json", "gbench_new.json");
+  ASSERT_EQ(c.benchmarks.size(), 2u);  // BM_Only_Base has no partner
+  EXPECT_EQ(c.benchmarks[0].name, "BM_Sum/1024");
+  EXPECT_EQ(c.benchmarks[0].timing.verdict, Verdict::no_change);
+  EXPECT_EQ(c.benchmarks[1].timing.verdict, Verdict::slower);
+  EXPECT_EQ(c.top().name, "BM_Sort/4096");
+  EXPECT_FALSE(c.top().has_noise);
+  EXPECT_TRUE(contains(c.top().explanation, "no noise data")) << c.top().explanation;
+  bool noted = false;
+  for (const auto& w : c.warnings) noted |= contains(w, "only in BASE, not compared: BM_Only_Base");
+  EXPECT_TRUE(noted);
+}
+
+TEST(CompareVerdict, ForeignFormatsCompare) {
+  auto h = compare_files("hyperfine_base.json", "hyperfine_new.json");
+  EXPECT_EQ(h.top().timing.verdict, Verdict::faster);
+  EXPECT_NEAR(h.top().timing.ratio, 0.95, 0.02);
+  auto p = compare_files("pyperf_base.json", "pyperf_new.json");
+  EXPECT_EQ(p.top().timing.verdict, Verdict::no_change);
+  EXPECT_EQ(p.top().base.runs, 18u);
+}
+
+TEST(CompareVerdict, MismatchedNamesAreAnError) {
+  try {
+    compare_files("gbench_base.json", "gbench_other_names.json");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_TRUE(contains(msg, "no benchmark name in common")) << msg;
+    EXPECT_TRUE(contains(msg, "\"BM_Renamed\"")) << msg;
+  }
+  EXPECT_THROW(compare_files("nw_base.json", "hyperfine_base.json"), Error);
+}
+
+TEST(CompareVerdict, FailAboveOnlyWhenSignificantlySlowerByMore) {
+  Options o;
+  o.fail_above_percent = 2;
+  EXPECT_TRUE(compare_files("nw_base.json", "nw_new_slow_code.json", o).fail_above_exceeded());
+  o.fail_above_percent = 10;
+  EXPECT_FALSE(compare_files("nw_base.json", "nw_new_slow_code.json", o).fail_above_exceeded());
+  o.fail_above_percent = 0;
+  EXPECT_FALSE(compare_files("nw_base.json", "nw_new_other_kernel.json", o).fail_above_exceeded());
+  EXPECT_FALSE(compare_files("nw_new_noisy.json", "nw_base.json", o).fail_above_exceeded());  // faster
+}
+
+TEST(CompareVerdict, SourceDescriptions) {
+  EXPECT_EQ(describe_source("preemption:kworker/1:2"), "preemption by kworker/1:2");
+  EXPECT_EQ(describe_source("irq:nvme0q3"), "IRQ time from nvme0q3");
+  EXPECT_EQ(describe_source("softirq:NET_RX"), "NET_RX softirq time");
+  EXPECT_EQ(describe_source("nmi:nmi"), "NMI time");
+  EXPECT_EQ(describe_source("steal"), "hypervisor steal");
+  EXPECT_EQ(describe_source("weird"), "noise from weird");
+}
+
+}  // namespace
+}  // namespace nw::compare
