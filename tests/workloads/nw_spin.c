@@ -10,22 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nw_watch.h"
+
 static double cpu_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static unsigned long long watched_runtime(const char* pid) {
-  char path[64];
-  unsigned long long ns = 0;
-  snprintf(path, sizeof path, "/proc/%s/schedstat", pid);
-  FILE* f = fopen(path, "r");
-  if (f) {
-    if (fscanf(f, "%llu", &ns) != 1) ns = 0;
-    fclose(f);
-  }
-  return ns;
 }
 
 int main(int argc, char** argv) {
@@ -36,19 +26,11 @@ int main(int argc, char** argv) {
     fprintf(f, "%d\n", (int)getpid());
     fclose(f);
   }
-  const char* watch = getenv("NW_WATCH_PID");
-  const char* watch_out = getenv("NW_WATCH_OUT");
-  unsigned long long w0 = watch ? watched_runtime(watch) : 0;
+  unsigned long long w0 = nw_watched_runtime();
   volatile unsigned long x = 0;
   double start = cpu_ms();
   while (cpu_ms() - start < ms)
     for (int i = 0; i < 10000; ++i) x += i;
-  if (watch && watch_out) {
-    FILE* f = fopen(watch_out, "a");
-    if (f) {
-      fprintf(f, "%llu\n", watched_runtime(watch) - w0);
-      fclose(f);
-    }
-  }
+  nw_watch_report(w0);
   return 0;
 }

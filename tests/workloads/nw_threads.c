@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nw_watch.h"
+
 static double ms_arg;
 
 static double cpu_ms(void) {
@@ -28,6 +30,7 @@ static void* spin(void* arg) {
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 2;
   ms_arg = argc > 2 ? atof(argv[2]) : 100;
+  unsigned long long w0 = nw_watched_runtime();
   pid_t child = fork();
   if (child == 0) {
     spin(NULL);
@@ -38,5 +41,6 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; ++i) pthread_create(&t[i], NULL, spin, NULL);
   for (int i = 0; i < n; ++i) pthread_join(t[i], NULL);
   waitpid(child, NULL, 0);
+  nw_watch_report(w0);
   return 0;
 }

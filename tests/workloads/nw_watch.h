@@ -1,0 +1,31 @@
+/* Ground truth for tests: how much CPU time a competing process (NW_WATCH_PID) got while a
+ * workload ran, appended to NW_WATCH_OUT. Read from /proc/PID/schedstat (ns, exact). */
+#ifndef NW_WATCH_H
+#define NW_WATCH_H
+#include <stdio.h>
+#include <stdlib.h>
+
+static unsigned long long nw_watched_runtime(void) {
+  const char* pid = getenv("NW_WATCH_PID");
+  char path[64];
+  unsigned long long ns = 0;
+  if (!pid) return 0;
+  snprintf(path, sizeof path, "/proc/%s/schedstat", pid);
+  FILE* f = fopen(path, "r");
+  if (f) {
+    if (fscanf(f, "%llu", &ns) != 1) ns = 0;
+    fclose(f);
+  }
+  return ns;
+}
+
+static void nw_watch_report(unsigned long long start) {
+  const char* out = getenv("NW_WATCH_OUT");
+  if (!out || !getenv("NW_WATCH_PID")) return;
+  FILE* f = fopen(out, "a");
+  if (f) {
+    fprintf(f, "%llu\n", nw_watched_runtime() - start);
+    fclose(f);
+  }
+}
+#endif
