@@ -74,6 +74,8 @@ Counters::Counters(std::vector<std::string> events) {
   for (const auto& name : events) {
     if (name.empty()) throw Error("empty event name in the event list (see `noisewatch events`)");
     if (!seen.insert(name).second) throw Error(fmt::format("event '{}' is listed twice", name));
+  }
+  for (const auto& name : events) {
     requested_.push_back(name);
     if (name == kEffectiveGhz) {
       add_effective_ghz();
