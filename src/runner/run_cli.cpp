@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "check/cpu_noise.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "record/run_record.h"
@@ -17,6 +18,7 @@
 #include "runner/plan.h"
 #include "runner/session.h"
 #include "system/cpulist.h"
+#include "system/host_info.h"
 #include "system/interrupts.h"
 
 namespace nw::cli {
@@ -33,6 +35,7 @@ struct RunArgs {
   std::string output;
   std::string events;
   bool quiet = false;
+  bool no_counters = false;
 };
 
 runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
@@ -42,6 +45,8 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
     throw Error("no benchmark command: put it after `--`, e.g. `noisewatch -- ./bench --args`");
   if (a.runs < 1) throw Error(fmt::format("--runs must be at least 1 (got {})", a.runs));
   if (a.warmup < 0) throw Error(fmt::format("--warmup cannot be negative (got {})", a.warmup));
+  p.counters = !a.no_counters;
+  if (a.no_counters && !a.events.empty()) throw Error("--events and --no-counters contradict each other: choose one");
   p.runs = a.runs;
   p.warmup = a.warmup;
   auto allowed = runner::allowed_cpus();
@@ -50,7 +55,16 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
     p.pin = false;
     p.cpus = allowed;
     p.cpu_reason = "not pinned (--no-pin): the benchmark runs wherever the scheduler puts it";
-  } else if (a.cpu.empty() || a.cpu == "auto") {
+  } else if (a.cpu == "auto") {
+    // Measure instead of guess: one second of osnoise-style spinning on each allowed CPU.
+    auto measured = check::measure_cpu_noise(allowed, double(allowed.size()) * 1.0);
+    auto online = sys::parse_cpulist(sys::read_file("/sys/devices/system/cpu/online"));
+    auto isolated = sys::parse_cpulist(sys::read_file("/sys/devices/system/cpu/isolated"));
+    auto choice = check::recommend_cpu(measured, check::housekeeping_cpus(online, isolated));
+    if (!choice) throw Error("--cpu auto: no CPU could be measured; name one with --cpu N");
+    p.cpus = {choice->cpu};
+    p.cpu_reason = choice->reason + " (--cpu auto)";
+  } else if (a.cpu.empty()) {
     auto choice = runner::choose_cpu(allowed, sys::read_interrupts());
     if (choice.cpus.empty()) throw Error("no CPU is available to run the benchmark on");
     p.cpus = choice.cpus;
@@ -88,16 +102,16 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
     return found.status;
   }
   bool tty = isatty(STDERR_FILENO);
-  if (!a.quiet)
-    fmt::print(stderr, "noisewatch: pinned to {}\n",
-               plan.pin ? plan.cpu_reason : std::string("nothing (--no-pin)"));
+  auto ready = [&] {
+    if (!a.quiet) fmt::print(stderr, "noisewatch: {}\n", plan.pin ? "pinned to " + plan.cpu_reason : plan.cpu_reason);
+  };
   auto progress = [&](const RunSample& s, int total) {
     if (a.quiet || !tty) return;
     fmt::print(stderr, "noisewatch: {} {}/{}: {:.3f} ms, {:.3f} ms stolen{}\n", s.warmup ? "warm-up" : "run",
                s.index + 1, total, double(s.wall_ns) / 1e6, double(s.stolen_ns()) / 1e6,
                s.exit_status ? fmt::format(", exit {}", s.exit_status) : "");
   };
-  auto result = runner::run_session(plan, progress);
+  auto result = runner::run_session(plan, progress, ready);
   runner::write_outputs(result.record, out);
   return result.exit_status;
 }
@@ -113,8 +127,8 @@ void register_run(CLI::App& app, Action& action) {
       "  noisewatch -c 3 -r 30 -- ./bench --fast   30 runs pinned to CPU 3\n"
       "  noisewatch --json run.json -- ./bench     also save the record (re-render: noisewatch report)");
   sub->add_option("-c,--cpu", args->cpu,
-                  "CPU(s) to pin the benchmark to, e.g. 3 or 2-3 (default: not CPU 0; the allowed CPU "
-                  "with the fewest device IRQs)");
+                  "CPU(s) to pin the benchmark to, e.g. 3 or 2-3; `auto` measures each CPU's noise first "
+                  "(default: not CPU 0; the allowed CPU with the fewest device IRQs)");
   sub->add_flag("--no-pin", args->no_pin, "do not pin; observe wherever the benchmark runs");
   sub->add_option("-r,--runs", args->runs, "measured repetitions")->capture_default_str();
   sub->add_option("-w,--warmup", args->warmup, "unmeasured repetitions first")->capture_default_str();
@@ -124,6 +138,7 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_option("-o,--output", args->output, "write the --format report to FILE instead of stdout");
   sub->add_option("-e,--events", args->events,
                   "perf events by libpfm4 name, comma-separated (see `noisewatch events`)");
+  sub->add_flag("--no-counters", args->no_counters, "do not open perf counters (eBPF probes only)");
   sub->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
   // Everything from the benchmark's name on belongs to the benchmark, with or without `--`.
   sub->prefix_command();

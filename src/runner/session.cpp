@@ -2,11 +2,14 @@
 
 #include <signal.h>
 
+#include <optional>
+
 #include <utility>  // Boost 1.74 asio/awaitable.hpp uses std::exchange without it
 
 #include <boost/asio.hpp>
 #include <fmt/format.h>
 
+#include "probes/counters.h"
 #include "probes/noise_probe.h"
 #include "runner/held_child.h"
 #include "runner/noise_merge.h"
@@ -48,7 +51,7 @@ void note_machine_limits(RunRecord& rec, const std::vector<int>& cpus) {
 
 }  // namespace
 
-SessionResult run_session(const Plan& plan, const Progress& progress) {
+SessionResult run_session(const Plan& plan, const Progress& progress, const std::function<void()>& ready) {
   require_bpf_privileges();
   SessionResult out;
   RunRecord& rec = out.record;
@@ -64,11 +67,18 @@ SessionResult run_session(const Plan& plan, const Progress& progress) {
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   ::signal(SIGPIPE, SIG_IGN);
 
+  // Counters first: an unknown event name is the user's error and should not wait for BPF.
+  std::optional<probes::Counters> counters;
+  if (plan.counters) {
+    counters.emplace(plan.events);
+    for (const auto& u : counters->unavailable()) rec.add_unavailable(u.probe, u.reason);
+  }
   probes::NoiseProbe probe;
   for (const auto& u : probe.unavailable()) rec.add_unavailable(u.probe, u.reason);
   note_machine_limits(rec, plan.cpus);
   const uint64_t lost_at_start = probe.lost_events();
   Repetition repetition(io, signals);
+  if (ready) ready();
   const int total = plan.warmup + plan.runs;
 
   for (int i = 0; i < total; ++i) {
@@ -76,6 +86,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress) {
     probe.untrack_all();
     probe.collect(true);  // whatever happened between repetitions is not this one's
     probe.track(child.pid());
+    if (counters) counters->attach(child.pid());
     uint64_t steal0 = read_steal_ns(plan.cpus);
     std::vector<probes::FrequencySnapshot> f0;
     for (int c : plan.cpus) f0.push_back(probe.frequency(c));
@@ -85,6 +96,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress) {
     auto events = probe.collect(true);
     probe.untrack_all();
     RunSample s;
+    if (counters) s.counters = counters->read_and_close();
     s.index = i;
     s.warmup = i < plan.warmup;
     s.wall_ns = r.wall_ns;

@@ -15,6 +15,8 @@ struct SessionResult {
 // Called after each repetition (for progress lines).
 using Progress = std::function<void(const RunSample&, int total)>;
 
-SessionResult run_session(const Plan& plan, const Progress& progress = {});
+// `ready` is called once the probes are attached, before the first repetition.
+SessionResult run_session(const Plan& plan, const Progress& progress = {},
+                          const std::function<void()>& ready = {});
 
 }  // namespace nw::runner
