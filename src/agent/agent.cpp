@@ -1,0 +1,192 @@
+#include <utility>  // before Boost 1.74's asio headers, which use std::exchange without it
+
+#include "agent/agent.h"
+
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <fmt/format.h>
+
+#include "agent/check_worker.h"
+#include "agent/noise_ledger.h"
+#include "agent/self_stats.h"
+#include "cli/errors.h"
+#include "probes/noise_probe.h"
+#include "runner/privileges.h"
+#include "system/cpulist.h"
+#include "system/host_info.h"
+
+namespace nw::agent {
+
+namespace asio = boost::asio;
+
+namespace {
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::vector<int> online_cpus() {
+  std::string text = sys::read_file("/sys/devices/system/cpu/online");
+  try {
+    return sys::parse_cpulist(text);
+  } catch (const std::exception&) {
+    throw Error("cannot read the online CPUs from /sys/devices/system/cpu/online; give --cpu LIST");
+  }
+}
+
+std::string kernel_release() {
+  utsname u{};
+  return uname(&u) == 0 ? u.release : "";
+}
+
+// Everything the endpoints show. Lives on the io_context's thread, except the check worker.
+class Agent {
+ public:
+  Agent(const AgentOptions& opts, std::vector<int> cpus, CheckWorker& checks)
+      : opts_(opts),
+        cpus_(std::move(cpus)),
+        checks_(checks),
+        ledger_(opts.top_n),
+        probe_(probes::ProbeOptions{.watch_cpus = cpus_}),
+        start_unix_(unix_now()),
+        kernel_(kernel_release()) {
+    collect();  // the counters start with the probe attached, not at the first scrape
+  }
+
+  void collect() {
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<NoiseSample> window;
+    for (auto& e : probe_.collect(true))
+      if (std::binary_search(cpus_.begin(), cpus_.end(), e.cpu))
+        window.push_back({e.cpu, std::move(e.source), e.count, e.time_ns});
+    ledger_.add(window);
+    last_collect_ = std::chrono::steady_clock::now();
+    last_collect_unix_ = unix_now();
+    collect_duration_s_ = std::chrono::duration<double>(last_collect_ - t0).count();
+  }
+
+  std::string metrics(const HttpStats& http) {
+    collect();
+    AgentMetrics m;
+    m.version = NOISEWATCH_VERSION;
+    m.kernel = kernel_;
+    m.watched_cpus = cpus_;
+    m.top_n = opts_.top_n;
+    m.noise = ledger_.series();
+    for (int cpu : ledger_.cpus()) m.folded_sources[cpu] = ledger_.folded_sources(cpu);
+    m.lost_events = probe_.lost_events();
+    m.unavailable = probe_.unavailable();
+    m.last_collect_unix = last_collect_unix_;
+    m.collect_duration_s = collect_duration_s_;
+    m.check = checks_.state();
+    m.self = read_self_stats(start_unix_);
+    m.http = http;
+    return render_metrics(m);
+  }
+
+  bool healthy(std::string& why) const {
+    auto age = std::chrono::steady_clock::now() - last_collect_;
+    if (age > 3 * opts_.collect_interval + std::chrono::seconds(1)) {
+      why = fmt::format("the probe was last read {:.0f} s ago",
+                        std::chrono::duration<double>(age).count());
+      return false;
+    }
+    auto st = checks_.state();
+    if (!st.report) {
+      why = "the configuration checks have never completed: " + st.last_error;
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  const AgentOptions& opts_;
+  std::vector<int> cpus_;
+  CheckWorker& checks_;
+  NoiseLedger ledger_;
+  probes::NoiseProbe probe_;
+  double start_unix_;
+  std::string kernel_;
+  std::chrono::steady_clock::time_point last_collect_;
+  double last_collect_unix_ = 0, collect_duration_s_ = 0;
+};
+
+asio::awaitable<void> collect_loop(asio::steady_timer& timer, Agent& agent, std::chrono::milliseconds every) {
+  for (;;) {
+    timer.expires_after(every);
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return;  // cancelled: shutting down
+    agent.collect();
+  }
+}
+
+// Serves until a signal arrives; returns it. The probe lives and dies inside: when this
+// returns, every BPF program is detached and unloaded.
+int serve(const AgentOptions& opts, const std::vector<int>& cpus, CheckWorker& checks) {
+  asio::io_context io(1);
+  // Before the probe loads: a signal during start-up still ends the agent cleanly.
+  asio::signal_set signals(io, SIGTERM, SIGINT);
+  std::optional<Agent> agent;
+  HttpServer* server_ptr = nullptr;
+  // Bound before the probe loads, so that a busy port costs no eBPF load and unload.
+  HttpServer server(io, opts.listen, opts.limits, [&](std::string_view method, std::string_view target) {
+    Endpoints e;
+    e.metrics = [&] { return agent->metrics(server_ptr->stats()); };
+    e.check_json = [&] { return checks.json(); };
+    e.healthy = [&](std::string& why) { return agent->healthy(why); };
+    return route(method, target, e);
+  });
+  server_ptr = &server;
+  agent.emplace(opts, cpus, checks);
+
+  asio::steady_timer collect_timer(io);
+  int stopped_by = 0;
+  signals.async_wait([&](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    stopped_by = signo;
+    server.stop();
+    collect_timer.cancel();
+    checks.stop();
+  });
+  server.start();
+  checks.start();
+  asio::co_spawn(io, collect_loop(collect_timer, *agent, opts.collect_interval), asio::detached);
+
+  fmt::print(stderr, "noisewatch agent: listening on http://{}/metrics (also /check, /healthz); watching CPUs {}; checks every {} s\n",
+             format_listen_address(server.local_address()), sys::format_cpulist(cpus),
+             std::chrono::duration<double>(opts.check_interval).count());
+  std::fflush(stderr);
+  io.run();
+  return stopped_by;
+}
+
+}  // namespace
+
+int run_agent(const AgentOptions& opts) {
+  runner::require_bpf_privileges();
+  std::vector<int> cpus = opts.cpus ? *opts.cpus : online_cpus();
+
+  // The first check runs before anything is served: a --cpu that is not online stops here.
+  CheckWorker checks(opts.cpus, opts.check_interval);
+  checks.run_once();
+
+  int signo = serve(opts, cpus, checks);
+  fmt::print(stderr, "noisewatch agent: stopped by {}; eBPF programs detached\n", strsignal(signo));
+  return 0;
+}
+
+}  // namespace nw::agent

@@ -1,0 +1,199 @@
+#include <utility>  // before Boost 1.74's asio headers, which use std::exchange without it
+
+#include "agent/http_server.h"
+
+#include <set>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+
+namespace nw::agent {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+struct HttpServer::State {
+  asio::io_context& io;
+  tcp::acceptor acceptor;
+  ServerLimits limits;
+  Handler handler;
+  HttpStats stats;
+  std::set<beast::tcp_stream*> open;  // to close them on stop()
+  bool stopping = false;
+
+  State(asio::io_context& io_, const ServerLimits& l, Handler h) : io(io_), acceptor(io_), limits(l), handler(std::move(h)) {}
+};
+
+namespace {
+
+using State = HttpServer::State;
+
+// Keeps the open-connection bookkeeping right however the session coroutine ends (including
+// being destroyed unfinished with the io_context).
+class Registration {
+ public:
+  Registration(std::shared_ptr<State> st, beast::tcp_stream* s) : st_(std::move(st)), s_(s) {
+    st_->open.insert(s_);
+    st_->stats.connections_open = st_->open.size();
+  }
+  ~Registration() {
+    st_->open.erase(s_);
+    st_->stats.connections_open = st_->open.size();
+  }
+  Registration(const Registration&) = delete;
+  Registration& operator=(const Registration&) = delete;
+
+ private:
+  std::shared_ptr<State> st_;
+  beast::tcp_stream* s_;
+};
+
+// What to answer a request the parser refused; 0 when the connection just ended or failed.
+unsigned status_for_read_error(const beast::error_code& ec) {
+  if (ec == http::error::header_limit || ec == http::error::buffer_overflow) return 431;
+  if (ec == http::error::body_limit) return 413;
+  if (ec == http::error::end_of_stream || ec == http::error::partial_message) return 0;
+  if (ec.category() == http::make_error_code(http::error::bad_method).category()) return 400;
+  return 0;
+}
+
+asio::awaitable<void> send(std::shared_ptr<State> st, beast::tcp_stream& stream, const HttpReply& reply,
+                           unsigned version, bool keep_alive, bool head, beast::error_code& ec) {
+  auto fill = [&](auto& res) {
+    res.set(http::field::server, "noisewatch");
+    res.set(http::field::content_type, reply.content_type);
+    for (const auto& [k, v] : reply.headers) res.set(k, v);
+    res.keep_alive(keep_alive);
+    res.content_length(reply.body.size());
+  };
+  stream.expires_after(st->limits.timeout);
+  if (head) {
+    http::response<http::empty_body> res{http::status(reply.status), version};
+    fill(res);
+    co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
+  } else {
+    http::response<http::string_body> res{http::status(reply.status), version};
+    fill(res);
+    res.body() = reply.body;
+    co_await http::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
+  }
+  if (ec == beast::error::timeout) ++st->stats.connections_timed_out;
+  if (!ec) ++st->stats.responses[reply.status];
+}
+
+asio::awaitable<void> session(std::shared_ptr<State> st, tcp::socket socket) {
+  beast::tcp_stream stream(std::move(socket));
+  Registration reg(st, &stream);
+  // The parser's limits bound a request; the buffer cap also bounds pipelined bytes kept around.
+  beast::flat_buffer buffer(st->limits.header_limit + st->limits.body_limit + 4096);
+  for (;;) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(st->limits.header_limit);
+    parser.body_limit(st->limits.body_limit);
+    beast::error_code ec;
+    // One deadline for the whole request: a client trickling bytes is cut off all the same.
+    stream.expires_after(st->limits.timeout);
+    co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec == beast::error::timeout) {
+      ++st->stats.connections_timed_out;
+      break;
+    }
+    if (ec) {
+      if (unsigned status = status_for_read_error(ec); status && !st->stopping) {
+        HttpReply reply;
+        reply.status = status;
+        reply.body = fmt::format("bad request: {}\n", ec.message());
+        co_await send(st, stream, reply, 11, false, false, ec);
+      }
+      break;
+    }
+    const auto& req = parser.get();
+    HttpReply reply;
+    try {
+      reply = st->handler(std::string_view(req.method_string().data(), req.method_string().size()),
+                          std::string_view(req.target().data(), req.target().size()));
+    } catch (const std::exception& e) {
+      reply = HttpReply{500, "text/plain; charset=utf-8", fmt::format("internal error: {}\n", e.what()), {}};
+    }
+    bool keep_alive = req.keep_alive() && !st->stopping;
+    co_await send(st, stream, reply, req.version(), keep_alive, req.method() == http::verb::head, ec);
+    if (ec || !keep_alive) break;
+  }
+  beast::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+asio::awaitable<void> accept_loop(std::shared_ptr<State> st) {
+  asio::steady_timer backoff(st->io);
+  while (st->acceptor.is_open()) {
+    beast::error_code ec;
+    tcp::socket socket = co_await st->acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+    if (st->stopping || ec == asio::error::operation_aborted) co_return;
+    if (ec) {  // out of file descriptors and the like: do not spin, try again shortly
+      backoff.expires_after(std::chrono::milliseconds(100));
+      co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    if (st->open.size() >= st->limits.max_connections) {
+      ++st->stats.connections_rejected;
+      socket.close(ec);
+      continue;
+    }
+    asio::co_spawn(st->io, session(st, std::move(socket)), asio::detached);
+  }
+}
+
+}  // namespace
+
+HttpServer::HttpServer(asio::io_context& io, const ListenAddress& at, const ServerLimits& limits, Handler handler)
+    : state_(std::make_shared<State>(io, limits, std::move(handler))) {
+  beast::error_code ec;
+  tcp::endpoint ep(asio::ip::make_address(at.host, ec), at.port);
+  if (ec) throw Error(fmt::format("--listen {}: not an IP address", format_listen_address(at)));
+  auto& acc = state_->acceptor;
+  auto fail = [&](const char* what) {
+    throw Error(fmt::format("cannot {} {}: {}; choose another --listen ADDR:PORT", what, format_listen_address(at),
+                            ec.message()));
+  };
+  acc.open(ep.protocol(), ec);
+  if (ec) fail("open a socket for");
+  acc.set_option(asio::socket_base::reuse_address(true), ec);
+  if (ec) fail("set SO_REUSEADDR on");
+  acc.bind(ep, ec);
+  if (ec) fail("listen on");
+  acc.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) fail("listen on");
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+ListenAddress HttpServer::local_address() const {
+  beast::error_code ec;
+  auto ep = state_->acceptor.local_endpoint(ec);
+  return {ep.address().to_string(), ep.port()};
+}
+
+void HttpServer::start() { asio::co_spawn(state_->io, accept_loop(state_), asio::detached); }
+
+void HttpServer::stop() {
+  state_->stopping = true;
+  beast::error_code ec;
+  state_->acceptor.close(ec);
+  for (auto* s : state_->open) s->socket().close(ec);
+}
+
+HttpStats HttpServer::stats() const { return state_->stats; }
+
+}  // namespace nw::agent
