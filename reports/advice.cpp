@@ -62,7 +62,7 @@ std::pair<std::vector<std::string>, double> addressed(const Context& c, const Pr
     names.push_back(r.source);
     share += r.share;
   }
-  return {names, share};
+  return {names, std::min(share, 1.0)};  // a knob cannot remove more than all of the variance
 }
 
 bool machine_preemption(const Context& c, const std::string& s) {
@@ -87,22 +87,62 @@ void propose_if(const Context& c, std::vector<Recommendation>& out, const char* 
   out.push_back({id, std::move(title), std::move(commands), std::move(names), reboot, std::move(tradeoff), share});
 }
 
-int quieter_cpu(const RunRecord& rec) {
+int quieter_cpu(const RunRecord& rec, bool avoid_current = true) {
   // CPU 0 takes the boot-time IRQs, unbound timers and most housekeeping; the last CPU is
   // usually the quietest one noisewatch can name without a `check` measurement.
   int online = rec.host.online_cpus;
   if (online < 2) return -1;
   for (int cpu = online - 1; cpu > 0; --cpu)
-    if (std::find(rec.cpus.begin(), rec.cpus.end(), cpu) == rec.cpus.end()) return cpu;
+    if (!avoid_current || std::find(rec.cpus.begin(), rec.cpus.end(), cpu) == rec.cpus.end()) return cpu;
   return -1;
 }
 
 const std::vector<Knob>& catalogue() {
   static const std::vector<Knob> knobs = {
+      {"stop-process",
+       [](const Context& c, auto& out) {
+         for (const auto& r : c.in.rows) {
+           if (r.share < kMinAddressedShare || !machine_preemption(c, r.source)) continue;
+           auto comm = name_of(r.source);
+           if (is_kernel_thread(comm)) continue;  // isolated or moved instead, never stopped
+           std::string pids;
+           if (r.extra.is_object() && r.extra.contains("pids"))
+             for (const auto& p : r.extra["pids"]) pids += (pids.empty() ? "" : ",") + p.dump();
+           std::vector<std::string> cmds;
+           if (!pids.empty()) cmds.push_back(fmt::format("ps -o pid,unit,args -p {}   # which service is it?", pids));
+           cmds.push_back(fmt::format("systemctl stop <unit>   # or pause it: pkill -STOP -x {}", shell_quote(comm)));
+           cmds.push_back(fmt::format("pkill -CONT -x {}   # resume it after benchmarking", shell_quote(comm)));
+           out.push_back({"stop-process:" + comm,
+                          fmt::format("Stop {}{} while benchmarking: it preempted the benchmark", comm,
+                                      pids.empty() ? "" : " (pid " + pids + ")"),
+                          cmds, {r.source}, false,
+                          "The process's own work waits; a service may need a maintenance window.", std::min(r.share, 1.0)});
+         }
+       }},
+      {"move-irq",
+       [](const Context& c, auto& out) {
+         for (const auto& r : c.in.rows) {
+           if (r.share < kMinAddressedShare || !device_irq(r.source)) continue;
+           auto name = name_of(r.source);
+           std::vector<std::string> cmds;
+           std::string title;
+           if (r.extra.is_object() && r.extra.contains("irq") && r.extra["irq"].is_number_integer()) {
+             int irq = r.extra["irq"].get<int>();
+             cmds.push_back(fmt::format("echo {} > /proc/irq/{}/smp_affinity_list", c.housekeeping, irq));
+             title = fmt::format("Move IRQ {} ({}) off CPU {}", irq, name, c.target);
+           } else {
+             cmds.push_back(fmt::format("grep -n {} /proc/interrupts   # the first column is the IRQ number N", shell_quote(name)));
+             cmds.push_back(fmt::format("echo {} > /proc/irq/N/smp_affinity_list", c.housekeeping));
+             title = fmt::format("Move IRQ {} off CPU {}", name, c.target);
+           }
+           out.push_back({"move-irq:" + name, title, cmds, {r.source}, false,
+                          "The housekeeping CPUs handle the device; irqbalance may move it back.", std::min(r.share, 1.0)});
+         }
+       }},
       {"pin-cpu",
        [](const Context& c, auto& out) {
          if (c.in.rec.pinned) return;
-         int cpu = std::max(0, quieter_cpu(c.in.rec));
+         int cpu = std::max(0, quieter_cpu(c.in.rec, false));
          propose_if(c, out, "pin-cpu", fmt::format("Pin the benchmark to one CPU (CPU {})", cpu),
                     [](const std::string& s) { return s == "migration"; },
                     {fmt::format("noisewatch --cpu {} -- {}", cpu, c.cmd), fmt::format("taskset -c {} {}", cpu, c.cmd)},
@@ -126,26 +166,6 @@ const std::vector<Knob>& catalogue() {
                       {"noisewatch check --duration 10   # recommended_cpu names the quietest CPU",
                        "noisewatch --cpu <recommended_cpu> -- " + c.cmd},
                       false, "None for measurement; it only moves the benchmark, the noise stays.");
-       }},
-      {"stop-process",
-       [](const Context& c, auto& out) {
-         for (const auto& r : c.in.rows) {
-           if (r.share < kMinAddressedShare || !machine_preemption(c, r.source)) continue;
-           auto comm = name_of(r.source);
-           if (is_kernel_thread(comm)) continue;  // isolated or moved instead, never stopped
-           std::string pids;
-           if (r.extra.is_object() && r.extra.contains("pids"))
-             for (const auto& p : r.extra["pids"]) pids += (pids.empty() ? "" : ",") + p.dump();
-           std::vector<std::string> cmds;
-           if (!pids.empty()) cmds.push_back(fmt::format("ps -o pid,unit,args -p {}   # which service is it?", pids));
-           cmds.push_back(fmt::format("systemctl stop <unit>   # or pause it: pkill -STOP -x {}", shell_quote(comm)));
-           cmds.push_back(fmt::format("pkill -CONT -x {}   # resume it after benchmarking", shell_quote(comm)));
-           out.push_back({"stop-process:" + comm,
-                          fmt::format("Stop {}{} while benchmarking: it preempted the benchmark", comm,
-                                      pids.empty() ? "" : " (pid " + pids + ")"),
-                          cmds, {r.source}, false,
-                          "The process's own work waits; a service may need a maintenance window.", r.share});
-         }
        }},
       {"isolcpus",
        [](const Context& c, auto& out) {
@@ -186,26 +206,6 @@ const std::vector<Knob>& catalogue() {
                     },
                     kernel_cmdline("rcu_nocbs=" + c.target + " rcu_nocb_poll"), true,
                     "RCU callbacks run later, on the housekeeping CPUs.");
-       }},
-      {"move-irq",
-       [](const Context& c, auto& out) {
-         for (const auto& r : c.in.rows) {
-           if (r.share < kMinAddressedShare || !device_irq(r.source)) continue;
-           auto name = name_of(r.source);
-           std::vector<std::string> cmds;
-           std::string title;
-           if (r.extra.is_object() && r.extra.contains("irq") && r.extra["irq"].is_number_integer()) {
-             int irq = r.extra["irq"].get<int>();
-             cmds.push_back(fmt::format("echo {} > /proc/irq/{}/smp_affinity_list", c.housekeeping, irq));
-             title = fmt::format("Move IRQ {} ({}) off CPU {}", irq, name, c.target);
-           } else {
-             cmds.push_back(fmt::format("grep -n {} /proc/interrupts   # the first column is the IRQ number N", shell_quote(name)));
-             cmds.push_back(fmt::format("echo {} > /proc/irq/N/smp_affinity_list", c.housekeeping));
-             title = fmt::format("Move IRQ {} off CPU {}", name, c.target);
-           }
-           out.push_back({"move-irq:" + name, title, cmds, {r.source}, false,
-                          "The housekeeping CPUs handle the device; irqbalance may move it back.", r.share});
-         }
        }},
       {"irqaffinity",
        [](const Context& c, auto& out) {
@@ -366,6 +366,10 @@ std::vector<Recommendation> recommend(const AdviceInput& in) {
 
   std::vector<Recommendation> out;
   for (const auto& k : catalogue()) k.propose(c, out);
+  // Without a reliable attribution, knobs chosen from the shares would be guesses: keep only
+  // the advice about the measurement itself.
+  if (!in.attributable)
+    std::erase_if(out, [](const Recommendation& r) { return !r.addresses.empty(); });
   // Measured sources first, then knobs that may reduce `unexplained`, then advice about the
   // measurement itself (share 0); by share within each tier, catalogue order on ties.
   auto tier = [](const Recommendation& r) { return r.addresses.empty() ? 2 : speculative(r) ? 1 : 0; };

@@ -167,16 +167,22 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
       a.mean_time_ns = stats::mean(src.time_ns);
       extra["kind"] = src.name == "frequency" && m.frequency_modelled ? "model" : "time";
     } else {
-      a.mean_time_ns = point.per_event_ns[s] * a.mean_count;
       extra["kind"] = "count";
       extra["per_event_ns"] = point.per_event_ns[s];
     }
     size_t seen = 0;
     for (size_t i = 0; i < n; ++i) seen += src.count[i] > 0 || src.time_ns[i] > 0;
     extra["runs_seen"] = seen;
+    interval(a, s);
+    if (src.kind == Kind::count) {
+      // A fitted cost is only reported as time when the bootstrap says the count really moves
+      // the run time; otherwise it is a fit to noise (e.g. a count that barely varies).
+      bool significant = res.attributable && a.share_low && *a.share_low > 0;
+      extra["cost_significant"] = significant;
+      a.mean_time_ns = significant ? point.per_event_ns[s] * a.mean_count : 0.0;
+    }
     extra["pct_of_run"] = mean_t > 0 ? a.mean_time_ns / mean_t : 0.0;
     a.extra = std::move(extra);
-    interval(a, s);
     res.rows.push_back(std::move(a));
   }
   Attribution u;
@@ -187,8 +193,10 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
   res.rows.push_back(std::move(u));
 
   // Ranked by share; ties (e.g. no variance at all) by mean time, then name, for stable output.
-  std::stable_sort(res.rows.begin(), res.rows.end(), [](const Attribution& a, const Attribution& b) {
-    if (a.share != b.share) return a.share > b.share;
+  // Without a reliable attribution the shares mean nothing: rank by mean time instead.
+  const bool by_share = res.attributable;
+  std::stable_sort(res.rows.begin(), res.rows.end(), [by_share](const Attribution& a, const Attribution& b) {
+    if (by_share && a.share != b.share) return a.share > b.share;
     if (a.mean_time_ns != b.mean_time_ns) return a.mean_time_ns > b.mean_time_ns;
     return a.source < b.source;
   });

@@ -46,6 +46,8 @@ ReportModel build_model(const RunRecord& rec) {
     const auto& x = a.extra.is_object() ? a.extra : nlohmann::json::object();
     row.group = x.value("group", std::string(a.source == "unexplained" ? "unexplained" : "machine"));
     row.kind = x.value("kind", std::string("time"));
+    row.estimated = row.kind == "count" && x.value("cost_significant", false);
+    row.timed = row.kind != "remainder" && (row.kind != "count" || row.estimated);
     row.share = a.share;
     row.share_low = a.share_low;
     row.share_high = a.share_high;

@@ -16,6 +16,8 @@ struct SourceRow {
   std::string source, description;
   std::string group;  // "machine" | "workload" | "unexplained"
   std::string kind;   // "time" | "count" | "model" | "remainder"
+  bool timed = true;       // has a time per run (not the remainder, not an insignificant count)
+  bool estimated = false;  // time is events x fitted cost per event
   double share = 0;
   std::optional<double> share_low, share_high;
   double mean_time_ns = 0;  // per run (estimated for count-valued sources)

@@ -1,5 +1,8 @@
 #include "reports/narrative.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "reports/sources.h"
@@ -38,7 +41,9 @@ std::string headline(const NarrativeInput& in) {
                          ? (in.rec.host.virtualized ? "sources noisewatch cannot see (on this VM, most likely the host)"
                                                     : "sources noisewatch cannot see (unexplained)")
                          : describe_source(top.source);
-  return fmt::format("{} — {} of the variance comes from {}", lead, format_share(top.share), what);
+  // The exact decomposition can give a source slightly more than 100 % (the rest is then
+  // negative); a headline says "100 %".
+  return fmt::format("{} — {} of the variance comes from {}", lead, format_share(std::min(top.share, 1.0)), what);
 }
 
 std::vector<std::string> warnings(const NarrativeInput& in) {
@@ -70,7 +75,7 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
                             p.bimodal.source.empty()
                                 ? std::string("; no measured source explains the gap")
                                 : fmt::format("; {} accounts for {} of the gap", describe_source(p.bimodal.source),
-                                              format_share(p.bimodal.source_fraction))));
+                                              format_share(std::min(p.bimodal.source_fraction, 1.0)))));
   if (p.drift.found)
     w.push_back(fmt::format("Drift: the runs get {} by {} from first to last (Mann-Kendall p = {:.2g}){}{}.",
                             p.drift.slope_ns_per_run > 0 ? "slower" : "faster",

@@ -74,12 +74,12 @@ std::string render_html(const ReportModel& m) {
     h += "<table class=\"sources\"><tr><th>source</th><th>share</th><th>95 % interval</th><th>time/run</th>"
          "<th>% of run</th><th>count/run</th><th>max</th></tr>\n";
     for (const auto& r : m.sources) {
-      bool timed = r.kind != "remainder";
+      const bool timed = r.timed;
       h += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        esc(r.source), m.attributable ? esc(format_share(r.share)) : "–",
                        r.share_low && r.share_high ? esc(format_share(*r.share_low) + " – " + format_share(*r.share_high)) : "",
-                       timed ? esc(format_duration(r.mean_time_ns)) + (r.kind == "count" ? " (est.)" : "") : "",
-                       timed ? esc(format_percent(r.pct_of_run, 2)) : "", timed ? fmt::format("{:.1f}", r.mean_count) : "",
+                       timed ? esc(format_duration(r.mean_time_ns)) + (r.estimated ? " (est.)" : "") : "",
+                       timed ? esc(format_percent(r.pct_of_run, 2)) : "", r.kind != "remainder" ? fmt::format("{:.1f}", r.mean_count) : "",
                        r.max_ns > 0 ? esc(format_duration(r.max_ns)) : "");
     }
     h += "</table>\n";

@@ -42,12 +42,12 @@ std::string render_markdown(const ReportModel& m) {
     line("| source | share of variance | 95 % interval | time/run | % of run | count/run | max |");
     line("|---|---:|---:|---:|---:|---:|---:|");
     for (const auto& r : m.sources) {
-      bool timed = r.kind != "remainder";
+      const bool timed = r.timed;
       line(fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |", cell(r.source),
                        m.attributable ? format_share(r.share) : "–",
                        r.share_low && r.share_high ? format_share(*r.share_low) + " – " + format_share(*r.share_high) : "",
-                       timed ? format_duration(r.mean_time_ns) + (r.kind == "count" ? " (est.)" : "") : "",
-                       timed ? format_percent(r.pct_of_run, 2) : "", timed ? fmt::format("{:.1f}", r.mean_count) : "",
+                       timed ? format_duration(r.mean_time_ns) + (r.estimated ? " (est.)" : "") : "",
+                       timed ? format_percent(r.pct_of_run, 2) : "", r.kind != "remainder" ? fmt::format("{:.1f}", r.mean_count) : "",
                        r.max_ns > 0 ? format_duration(r.max_ns) : ""));
     }
     line();

@@ -51,19 +51,19 @@ std::string render_text(const ReportModel& m, bool color) {
                      "time/run", "% of run", "count/run", "max"));
     for (size_t i = 0; i < m.sources.size() && i < kTextRows; ++i) {
       const auto& r = m.sources[i];
-      bool timed = r.kind != "remainder";
-      std::string time = timed ? format_duration(r.mean_time_ns) + (r.kind == "count" ? "*" : "") : "";
+      const bool timed = r.timed;
+      std::string time = timed ? format_duration(r.mean_time_ns) + (r.estimated ? "*" : "") : "";
       std::string row = fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>8}  {:>9}  {:>10}", r.source, w,
                                     m.attributable ? format_share(r.share) : "-", interval(r), time,
                                     timed ? format_percent(r.pct_of_run, 2) : "",
-                                    timed ? fmt::format("{:.1f}", r.mean_count) : "",
+                                    r.kind != "remainder" ? fmt::format("{:.1f}", r.mean_count) : "",
                                     r.max_ns > 0 ? format_duration(r.max_ns) : "");
       line(i == 0 && m.attributable && r.share >= 0.2 ? paint(row, fmt::fg(fmt::terminal_color::red)) : row);
     }
     if (m.sources.size() > kTextRows)
       line(fmt::format("  … and {} more sources (see --format json)", m.sources.size() - kTextRows));
     bool estimated = false;
-    for (const auto& r : m.sources) estimated |= r.kind == "count";
+    for (const auto& r : m.sources) estimated |= r.estimated;
     if (estimated) line("  * estimated: events x cost per event fitted on the unexplained remainder");
     line();
   }

@@ -1,0 +1,176 @@
+// The knob catalogue: the right knob, named process/IRQ/CPU, exact commands, ranking.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "report_synthetic.h"
+#include "reports/report.h"
+
+namespace nw {
+namespace {
+
+const Recommendation* find_rec(const RunRecord& rec, const std::string& id) {
+  for (const auto& r : rec.recommendations)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+bool any_command_contains(const Recommendation& r, const std::string& text) {
+  return std::any_of(r.commands.begin(), r.commands.end(),
+                     [&](const std::string& c) { return c.find(text) != std::string::npos; });
+}
+
+RunRecord hog_record(const std::string& comm, int pid) {
+  auto rec = test::synthetic_record(20, 1e6, [&](int i, RunSample& r, auto&) {
+    if (i % 2) r.noise.push_back({"preemption:" + comm, 50, uint64_t(8e6), uint64_t(1e6), {{"pid", pid}}});
+  });
+  report::analyze(rec);
+  return rec;
+}
+
+TEST(ReportAdvice, StopsTheNamedProcessFirst) {
+  auto rec = hog_record("stress-ng", 4242);
+  ASSERT_FALSE(rec.recommendations.empty());
+  const auto& top = rec.recommendations.front();
+  EXPECT_EQ(top.id, "stop-process:stress-ng");
+  EXPECT_NE(top.title.find("stress-ng (pid 4242)"), std::string::npos) << top.title;
+  EXPECT_EQ(top.addresses, std::vector<std::string>{"preemption:stress-ng"});
+  EXPECT_TRUE(any_command_contains(top, "pkill -STOP -x stress-ng"));
+  EXPECT_GT(top.share, 0.8);
+  EXPECT_FALSE(top.reboot);
+  EXPECT_FALSE(top.tradeoff.empty());
+  // Also: isolate the CPU (kernel command line, reboot) and real-time priority.
+  const auto* iso = find_rec(rec, "isolcpus");
+  ASSERT_NE(iso, nullptr);
+  EXPECT_TRUE(iso->reboot);
+  EXPECT_TRUE(any_command_contains(*iso, "isolcpus=domain,managed_irq,1"));
+  ASSERT_NE(find_rec(rec, "sched-fifo"), nullptr);
+  EXPECT_TRUE(any_command_contains(*find_rec(rec, "sched-fifo"), "chrt -f 1 ./bench"));
+}
+
+TEST(ReportAdvice, KernelThreadsAreIsolatedNotStopped) {
+  auto rec = hog_record("kworker/1:2", 77);
+  EXPECT_EQ(find_rec(rec, "stop-process:kworker/1:2"), nullptr);
+  EXPECT_EQ(find_rec(rec, "sched-fifo"), nullptr);
+  ASSERT_NE(find_rec(rec, "isolcpus"), nullptr);
+  auto unbound = hog_record("kworker/u8:1", 78);
+  const auto* wq = find_rec(unbound, "workqueue-cpumask");
+  ASSERT_NE(wq, nullptr);
+  // Housekeeping CPU 0 of a 2-CPU machine, as a hex mask.
+  EXPECT_TRUE(any_command_contains(*wq, "echo 1 > /sys/devices/virtual/workqueue/cpumask"));
+}
+
+TEST(ReportAdvice, MovesTheNamedIrqByNumber) {
+  auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
+    r.noise.push_back({"irq:virtio1-req.0", 10, uint64_t((i % 4) * 3e6), 50000, {{"irq", 24}}});
+  });
+  report::analyze(rec);
+  const auto* mv = find_rec(rec, "move-irq:virtio1-req.0");
+  ASSERT_NE(mv, nullptr);
+  EXPECT_TRUE(any_command_contains(*mv, "echo 0 > /proc/irq/24/smp_affinity_list"));
+  EXPECT_NE(find_rec(rec, "irqbalance"), nullptr);
+  EXPECT_NE(find_rec(rec, "irqaffinity"), nullptr);
+  EXPECT_EQ(find_rec(rec, "nohz-full"), nullptr);  // a device IRQ is not the tick
+}
+
+TEST(ReportAdvice, IrqWithoutNumberSaysHowToFindIt) {
+  auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
+    r.noise.push_back(test::time_entry("irq:eth0-rx-1", (i % 4) * 3e6));
+  });
+  report::analyze(rec);
+  const auto* mv = find_rec(rec, "move-irq:eth0-rx-1");
+  ASSERT_NE(mv, nullptr);
+  EXPECT_TRUE(any_command_contains(*mv, "/proc/interrupts"));
+}
+
+TEST(ReportAdvice, TickAndRcuNeedKernelParameters) {
+  auto rec = test::synthetic_record(20, 0.2e6, [](int i, RunSample& r, auto&) {
+    r.noise.push_back(test::time_entry("irq:local_timer", (i % 3) * 1e6));
+    r.noise.push_back(test::time_entry("softirq:RCU", (i % 5) * 0.6e6));
+  });
+  report::analyze(rec);
+  const auto* nohz = find_rec(rec, "nohz-full");
+  ASSERT_NE(nohz, nullptr);
+  EXPECT_TRUE(nohz->reboot);
+  EXPECT_TRUE(any_command_contains(*nohz, "nohz_full=1"));
+  ASSERT_NE(find_rec(rec, "rcu-nocbs"), nullptr);
+  EXPECT_TRUE(any_command_contains(*find_rec(rec, "rcu-nocbs"), "rcu_nocbs=1"));
+}
+
+TEST(ReportAdvice, NamesAQuieterCpuThanCpu0) {
+  auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
+    r.noise.push_back(test::time_entry("softirq:NET_RX", (i % 4) * 2e6));
+  });
+  rec.cpus = {0};
+  rec.host.online_cpus = 4;
+  report::analyze(rec);
+  const auto* q = find_rec(rec, "quieter-cpu");
+  ASSERT_NE(q, nullptr);
+  EXPECT_NE(q->title.find("CPU 3"), std::string::npos) << q->title;
+  EXPECT_TRUE(any_command_contains(*q, "noisewatch --cpu 3 -- ./bench"));
+}
+
+TEST(ReportAdvice, SmtNmiCstatesFrequency) {
+  auto rec = test::synthetic_record(20, 0.2e6, [](int i, RunSample& r, auto&) {
+    r.noise.push_back(test::time_entry("smt:cc1plus", (i % 4) * 2e6));
+    r.noise.push_back(test::time_entry("nmi:perf_event_nmi_handler", (i % 3) * 1e6));
+    r.noise.push_back(test::time_entry("wakeup:idle", (i % 5) * 1e6));
+  });
+  report::analyze(rec);
+  EXPECT_NE(find_rec(rec, "smt-off"), nullptr);
+  EXPECT_NE(find_rec(rec, "nmi-watchdog"), nullptr);
+  EXPECT_NE(find_rec(rec, "c-states"), nullptr);
+  EXPECT_EQ(find_rec(rec, "performance-governor"), nullptr);  // no frequency data, no advice on it
+}
+
+TEST(ReportAdvice, RankedBySharePlacingSpeculativeKnobsLast) {
+  auto rec = test::synthetic_record(30, 4e6, [](int i, RunSample& r, auto&) {
+    if (i % 2) r.noise.push_back(test::time_entry("preemption:backup", 6e6));
+  });
+  report::analyze(rec);
+  ASSERT_GE(rec.recommendations.size(), 3u);
+  bool seen_speculative = false;
+  double last = 2;
+  for (const auto& r : rec.recommendations) {
+    bool spec = r.addresses == std::vector<std::string>{"unexplained"};
+    if (spec && !seen_speculative) last = 2;  // a new tier starts
+    seen_speculative |= spec;
+    if (!spec) EXPECT_FALSE(seen_speculative) << r.id << " ranked after a speculative knob";
+    EXPECT_LE(r.share, last) << r.id;
+    last = r.share;
+  }
+  EXPECT_NE(find_rec(rec, "aslr-off"), nullptr);  // a third of the variance is unexplained
+  EXPECT_TRUE(any_command_contains(*find_rec(rec, "aslr-off"), "setarch -R ./bench"));
+  EXPECT_NE(find_rec(rec, "clean-env"), nullptr);
+}
+
+TEST(ReportAdvice, UnpinnedWithMigrationsAsksToPin) {
+  auto rec = test::synthetic_record(20, 20e3, [](int, RunSample& r, auto& rng) {
+    int n = std::uniform_int_distribution<int>(0, 30)(rng);
+    r.noise.push_back({"migration", uint64_t(n), 0, 0, nullptr});
+    r.wall_ns = uint64_t(n * 40e3);
+  });
+  rec.pinned = false;
+  report::analyze(rec);
+  const auto* pin = find_rec(rec, "pin-cpu");
+  ASSERT_NE(pin, nullptr);
+  EXPECT_TRUE(any_command_contains(*pin, "taskset -c 1 ./bench"));
+}
+
+TEST(ReportAdvice, VirtualMachineSuggestsADedicatedHost) {
+  auto rec = test::synthetic_record(20, 5e6, nullptr);
+  rec.host.virtualized = true;
+  report::analyze(rec);
+  EXPECT_NE(find_rec(rec, "dedicated-host"), nullptr);
+  EXPECT_EQ(find_rec(rec, "aslr-off"), nullptr);  // the host explains it first
+}
+
+TEST(ReportAdvice, QuotesTheCommandForTheShell) {
+  auto rec = hog_record("stress-ng", 1);
+  rec.command = {"./bench", "--name", "a b"};
+  report::analyze(rec);
+  EXPECT_TRUE(any_command_contains(*find_rec(rec, "sched-fifo"), "chrt -f 1 ./bench --name 'a b'"));
+}
+
+}  // namespace
+}  // namespace nw

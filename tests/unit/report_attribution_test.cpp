@@ -1,0 +1,232 @@
+// Attribution recovers known contributions. Tolerance: +-0.10 of share (absolute) for the
+// point estimate with 40 runs, and the 95 % bootstrap interval must contain the true share.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "report_synthetic.h"
+#include "reports/attribution.h"
+#include "reports/report.h"
+#include "reports/sources.h"
+
+namespace nw {
+namespace {
+
+constexpr double kTolerance = 0.10;
+
+const Attribution& row(const RunRecord& rec, const std::string& source) {
+  for (const auto& a : rec.attribution)
+    if (a.source == source) return a;
+  throw std::runtime_error("no attribution row for " + source);
+}
+
+double share_sum(const RunRecord& rec) {
+  double s = 0;
+  for (const auto& a : rec.attribution) s += a.share;
+  return s;
+}
+
+void expect_interval_contains(const Attribution& a, double truth) {
+  ASSERT_TRUE(a.share_low && a.share_high) << a.source;
+  EXPECT_LE(*a.share_low, truth) << a.source;
+  EXPECT_GE(*a.share_high, truth) << a.source;
+}
+
+TEST(ReportAttribution, SourceInHalfTheRuns) {
+  const double x = 10e6, sd = 2e6;  // 10 ms in odd runs over 2 ms of base jitter
+  auto rec = test::synthetic_record(40, sd, [&](int i, RunSample& r, auto&) {
+    if (i % 2) r.noise.push_back(test::time_entry("preemption:hog", x, 100));
+    r.noise.push_back(test::time_entry("irq:local_timer", 250e3, 250));
+  });
+  report::analyze(rec);
+  // Var(S) of a 0/x variable in half the runs is x^2/4 (population); the base adds sd^2.
+  double truth = (x * x / 4) / (x * x / 4 + sd * sd);
+  const auto& hog = row(rec, "preemption:hog");
+  EXPECT_EQ(rec.attribution.front().source, "preemption:hog");
+  EXPECT_NEAR(hog.share, truth, kTolerance);
+  expect_interval_contains(hog, truth);
+  EXPECT_NEAR(hog.mean_time_ns, x / 2, 1);
+  EXPECT_NEAR(row(rec, "unexplained").share, 1 - truth, kTolerance);
+  EXPECT_NEAR(row(rec, "irq:local_timer").share, 0, 1e-9);  // constant: explains no variance
+  EXPECT_NEAR(share_sum(rec), 1.0, 1e-9);
+  EXPECT_NE(rec.report["headline"].get<std::string>().find("comes from preemption by hog"), std::string::npos)
+      << rec.report["headline"];
+}
+
+TEST(ReportAttribution, TwoIndependentSources) {
+  const double sd = 1e6;
+  auto rec = test::synthetic_record(60, sd, [&](int, RunSample& r, auto& rng) {
+    // Uniform [0, a]: variance a^2 / 12.
+    r.noise.push_back(test::time_entry("softirq:NET_RX", std::uniform_real_distribution<double>(0, 12e6)(rng)));
+    r.noise.push_back(test::time_entry("irq:nvme0q1", std::uniform_real_distribution<double>(0, 6e6)(rng)));
+  });
+  report::analyze(rec);
+  double va = 12e6 * 12e6 / 12, vb = 6e6 * 6e6 / 12, total = va + vb + sd * sd;
+  EXPECT_NEAR(row(rec, "softirq:NET_RX").share, va / total, kTolerance);
+  EXPECT_NEAR(row(rec, "irq:nvme0q1").share, vb / total, kTolerance);
+  expect_interval_contains(row(rec, "softirq:NET_RX"), va / total);
+  expect_interval_contains(row(rec, "irq:nvme0q1"), vb / total);
+  EXPECT_NEAR(share_sum(rec), 1.0, 1e-9);
+}
+
+TEST(ReportAttribution, PureUnexplainedNoise) {
+  auto rec = test::synthetic_record(30, 5e6, [&](int, RunSample& r, auto& rng) {
+    // Sources that exist but barely vary, independent of the 5 ms base jitter.
+    r.noise.push_back(test::time_entry("irq:local_timer", 250e3 + std::uniform_real_distribution<double>(0, 2e3)(rng)));
+    r.noise.push_back(test::time_entry("softirq:RCU", 20e3 + std::uniform_real_distribution<double>(0, 1e3)(rng)));
+  });
+  report::analyze(rec);
+  EXPECT_EQ(rec.attribution.front().source, "unexplained");
+  EXPECT_GT(row(rec, "unexplained").share, 1 - kTolerance);
+  EXPECT_LT(std::fabs(row(rec, "irq:local_timer").share), kTolerance);
+  EXPECT_NE(rec.report["headline"].get<std::string>().find("cannot see"), std::string::npos);
+}
+
+TEST(ReportAttribution, CountSourceCostPerEvent) {
+  const double cost = 50e3;  // each migration costs 50 us of cache refill, invisible to the probes
+  auto rec = test::synthetic_record(40, 20e3, [&](int, RunSample& r, auto& rng) {
+    int n = std::uniform_int_distribution<int>(0, 20)(rng);
+    r.noise.push_back({"migration", uint64_t(n), 0, 0, {{"from", 1}, {"to", 0}}});
+    r.wall_ns = uint64_t(n * cost);
+  });
+  report::analyze(rec);
+  const auto& mig = row(rec, "migration");
+  ASSERT_TRUE(mig.extra.contains("per_event_ns"));
+  EXPECT_NEAR(mig.extra["per_event_ns"].get<double>(), cost, 0.1 * cost);
+  EXPECT_GT(mig.share, 1 - kTolerance);
+  EXPECT_EQ(mig.extra["kind"], "count");
+  EXPECT_NEAR(share_sum(rec), 1.0, 1e-9);
+}
+
+TEST(ReportAttribution, CountSourceNeverGetsNegativeCost) {
+  // Runs with more faults happen to be faster: a fault cannot save time, so its cost is 0.
+  auto rec = test::synthetic_record(20, 1e6, [&](int i, RunSample& r, auto&) {
+    r.noise.push_back({"fault", uint64_t(1000 - i * 10), 0, 0, nullptr});
+    r.wall_ns = uint64_t(i * 200e3);
+  });
+  report::analyze(rec);
+  EXPECT_EQ(row(rec, "fault").extra["per_event_ns"].get<double>(), 0.0);
+  EXPECT_EQ(row(rec, "fault").share, 0.0);
+}
+
+TEST(ReportAttribution, FrequencyScalesTimeAsOneOverF) {
+  auto rec = test::synthetic_record(30, 0.2e6, [&](int i, RunSample& r, auto&) {
+    double khz = (i % 3 == 0) ? 2.0e6 : (i % 3 == 1) ? 2.5e6 : 3.0e6;
+    r.mean_khz = khz;
+    r.wall_ns = uint64_t(1e9 * (3.0e6 / khz - 1));  // the 1 s of work at 3 GHz, slower below
+  });
+  report::analyze(rec);
+  const auto& f = row(rec, "frequency");
+  EXPECT_EQ(f.extra["kind"], "model");
+  EXPECT_GT(f.share, 1 - kTolerance);
+  EXPECT_EQ(rec.attribution.front().source, "frequency");
+}
+
+TEST(ReportAttribution, TooFewRunsSaysSoPlainly) {
+  auto rec = test::synthetic_record(3, 1e6, [&](int i, RunSample& r, auto&) {
+    if (i == 1) r.noise.push_back(test::time_entry("preemption:hog", 5e6));
+  });
+  report::analyze(rec);
+  EXPECT_FALSE(rec.report["attributable"].get<bool>());
+  EXPECT_FALSE(row(rec, "preemption:hog").share_low.has_value());
+  EXPECT_NE(rec.report["headline"].get<std::string>().find("not reliable"), std::string::npos);
+  bool said = false;
+  for (const auto& w : rec.warnings) said |= w.find("Attribution is not possible") != std::string::npos;
+  EXPECT_TRUE(said);
+  ASSERT_FALSE(rec.recommendations.empty());
+  EXPECT_EQ(rec.recommendations.front().id, "more-runs");
+}
+
+TEST(ReportAttribution, NoVarianceNoShares) {
+  auto rec = test::synthetic_record(8, 0, nullptr);
+  report::analyze(rec);
+  EXPECT_FALSE(rec.report["attributable"].get<bool>());
+  EXPECT_NE(rec.report["attribution_note"].get<std::string>().find("same time"), std::string::npos);
+}
+
+TEST(ReportAttribution, SumsMigrationEntriesOfOneRun) {
+  auto rec = test::synthetic_record(5, 1e6, [&](int, RunSample& r, auto&) {
+    r.noise.push_back({"migration", 2, 0, 0, {{"from", 1}, {"to", 0}}});
+    r.noise.push_back({"migration", 3, 0, 0, {{"from", 0}, {"to", 1}}});
+  });
+  auto m = report::collect_sources(rec);
+  ASSERT_EQ(m.sources.size(), 1u);
+  EXPECT_EQ(m.sources[0].count, std::vector<double>(5, 5.0));
+}
+
+TEST(ReportAttribution, StealFromRunFieldWhenNoEntry) {
+  auto rec = test::synthetic_record(20, 0.5e6, [&](int i, RunSample& r, auto&) {
+    r.steal_ns = uint64_t((i % 4) * 3e6);
+    r.wall_ns = r.steal_ns;
+  });
+  report::analyze(rec);
+  EXPECT_GT(row(rec, "steal").share, 1 - kTolerance);
+}
+
+TEST(ReportAttribution, WorkloadVersusMachine) {
+  // Blocking (the benchmark's own I/O) varies; nothing else does.
+  auto rec = test::synthetic_record(30, 0.5e6, [&](int i, RunSample& r, auto&) {
+    r.noise.push_back(test::time_entry("blocking", (i % 5) * 4e6));
+    r.noise.push_back(test::time_entry("preemption:bench", (i % 3) * 2e6));  // its own threads
+  });
+  report::analyze(rec);
+  EXPECT_EQ(row(rec, "blocking").extra["group"], "workload");
+  EXPECT_EQ(row(rec, "preemption:bench").extra["group"], "workload");
+  EXPECT_GT(rec.report["workload"]["workload"].get<double>(), 1 - kTolerance);
+  EXPECT_EQ(rec.report["workload"]["verdict"], "workload");
+}
+
+TEST(ReportAttribution, InstructionsPointAtTheWorkload) {
+  // The benchmark does a different amount of work per run: time follows the instruction count.
+  auto rec = test::synthetic_record(30, 0.2e6, [&](int i, RunSample& r, auto&) {
+    double extra_work = (i % 6) * 5e6;  // ns of extra work at 1 instruction per ns
+    r.counters["instructions"] = {1e9 + extra_work, uint64_t(1e9 + extra_work), 1.0};
+    r.wall_ns = uint64_t(extra_work);
+  });
+  report::analyze(rec);
+  EXPECT_GT(rec.report["workload"]["instructions_share"].get<double>(), 1 - kTolerance);
+  EXPECT_EQ(rec.report["workload"]["verdict"], "workload");
+  bool fix = false;
+  for (const auto& r : rec.recommendations) fix |= r.id == "fix-inputs";
+  EXPECT_TRUE(fix);
+}
+
+TEST(ReportAttribution, VirtualMachineSaysHostIsInvisible) {
+  auto rec = test::synthetic_record(10, 3e6, nullptr);
+  rec.host.virtualized = true;
+  report::analyze(rec);
+  bool said = false;
+  for (const auto& w : rec.warnings) said |= w.find("virtual machine") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_NE(rec.report["headline"].get<std::string>().find("host"), std::string::npos);
+}
+
+TEST(ReportAttribution, AnalyzeIsIdempotentAndKeepsRunnerWarnings) {
+  auto rec = test::synthetic_record(12, 1e6, [&](int i, RunSample& r, auto&) {
+    if (i % 2) r.noise.push_back(test::time_entry("preemption:hog", 4e6));
+  });
+  rec.warnings.push_back("runner: the smt probe could not attach");
+  report::analyze(rec);
+  auto once = to_json(rec);
+  report::analyze(rec);
+  EXPECT_EQ(to_json(rec), once);
+  EXPECT_EQ(rec.warnings.front(), "runner: the smt probe could not attach");
+  // Surviving a round trip through JSON (what `noisewatch report` does) changes nothing either.
+  auto back = run_record_from_json(once);
+  report::analyze(back);
+  EXPECT_EQ(to_json(back), once);
+}
+
+TEST(ReportAttribution, WarmupAndInterruptedRunsAreExcluded) {
+  auto rec = test::synthetic_record(10, 1e6, nullptr);
+  rec.runs[0].wall_ns = 9e9;  // the warm-up
+  rec.runs[3].interrupted = true;
+  rec.runs[3].wall_ns = 1;
+  report::analyze(rec);
+  EXPECT_EQ(rec.summary.runs, 9);
+  EXPECT_GT(rec.summary.min_ns, 9e8);
+  EXPECT_LT(rec.summary.max_ns, 2e9);
+}
+
+}  // namespace
+}  // namespace nw

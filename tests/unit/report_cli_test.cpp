@@ -1,0 +1,94 @@
+// `noisewatch report`: a saved run re-rendered; bad input is a one-line error and exit 125.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/errors.h"
+
+namespace nw {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kHog = std::string(NW_SOURCE_DIR) + "/tests/data/records/hog_alternate.json";
+
+class ReportCli : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("nw_report_cli_" + std::to_string(::getpid()));
+  void SetUp() override { fs::create_directories(dir); }
+  void TearDown() override { fs::remove_all(dir); }
+
+  int run(std::vector<std::string> args) {
+    args.insert(args.begin(), "noisewatch");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    testing::internal::CaptureStderr();
+    int rc = cli::main(int(argv.size()), argv.data());
+    err = testing::internal::GetCapturedStderr();
+    return rc;
+  }
+  std::string write(const std::string& name, const std::string& content) {
+    auto p = (dir / name).string();
+    std::ofstream(p) << content;
+    return p;
+  }
+  std::string read(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::string err;
+};
+
+TEST_F(ReportCli, RendersEachFormatToAFile) {
+  for (std::string f : {"text", "json", "markdown", "html"}) {
+    auto out = dir / ("out." + f);
+    ASSERT_EQ(run({"report", kHog, "--format", f, "-o", out.string()}), 0) << err;
+    auto content = read(out);
+    EXPECT_NE(content.find(f == "json" ? "\"preemption:stress-ng\"" : "stress-ng"), std::string::npos) << f;
+  }
+  auto j = nlohmann::json::parse(read(dir / "out.json"));
+  EXPECT_EQ(j["schema"], "noisewatch.run/1");
+  EXPECT_EQ(j["attribution"][0]["source"], "preemption:stress-ng");
+}
+
+TEST_F(ReportCli, CorruptJsonIsAOneLineError) {
+  auto p = write("corrupt.json", "{\"schema\": \"noisewatch.run/1\", \"runs\": [");
+  EXPECT_EQ(run({"report", p}), kExitOwnError);
+  EXPECT_NE(err.find("is not valid JSON"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST_F(ReportCli, ForeignJsonIsRejected) {
+  auto p = write("check.json", R"({"schema": "noisewatch.check/1", "findings": []})");
+  EXPECT_EQ(run({"report", p}), kExitOwnError);
+  EXPECT_NE(err.find("not a noisewatch run report"), std::string::npos) << err;
+  auto q = write("wrongtype.json", R"({"schema": "noisewatch.run/1", "runs": [{"wall_ns": "fast"}]})");
+  EXPECT_EQ(run({"report", q}), kExitOwnError);
+  EXPECT_NE(err.find("wall_ns"), std::string::npos) << err;
+  auto r = write("array.json", "[1, 2, 3]");
+  EXPECT_EQ(run({"report", r}), kExitOwnError);
+}
+
+TEST_F(ReportCli, MissingFileUnknownFormatUnwritableOutput) {
+  EXPECT_EQ(run({"report", (dir / "nope.json").string()}), kExitOwnError);
+  EXPECT_NE(err.find("cannot read"), std::string::npos) << err;
+  EXPECT_EQ(run({"report", kHog, "--format", "pdf"}), kExitOwnError);
+  EXPECT_NE(err.find("unknown report format 'pdf'"), std::string::npos) << err;
+  EXPECT_EQ(run({"report", kHog, "-o", (dir / "no/such/dir/x.txt").string()}), kExitOwnError);
+  EXPECT_NE(err.find("cannot write"), std::string::npos) << err;
+  EXPECT_EQ(run({"report"}), kExitOwnError);
+}
+
+}  // namespace
+}  // namespace nw

@@ -1,0 +1,118 @@
+// Named shapes of the run distribution: bimodal, drift, outliers, slow first run, stability.
+#include <gtest/gtest.h>
+
+#include "report_synthetic.h"
+#include "reports/patterns.h"
+#include "reports/report.h"
+#include "reports/sources.h"
+
+namespace nw {
+namespace {
+
+report::Patterns patterns_of(const RunRecord& rec) { return report::detect_patterns(report::collect_sources(rec)); }
+
+bool has_recommendation(const RunRecord& rec, const std::string& id) {
+  for (const auto& r : rec.recommendations)
+    if (r.id == id) return true;
+  return false;
+}
+
+TEST(ReportPatterns, BimodalNamesTheSourceOfTheGap) {
+  auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
+    if (i % 2 == 0) r.noise.push_back(test::time_entry("preemption:stress-ng", 30e6));
+  });
+  auto p = patterns_of(rec);
+  ASSERT_TRUE(p.bimodal.found);
+  EXPECT_EQ(p.bimodal.slow_runs.size(), 10u);
+  EXPECT_EQ(p.bimodal.source, "preemption:stress-ng");
+  EXPECT_NEAR(p.bimodal.source_fraction, 1.0, 0.1);
+  EXPECT_NEAR(p.bimodal.slow_mean_ns - p.bimodal.fast_mean_ns, 30e6, 2e6);
+}
+
+TEST(ReportPatterns, UnimodalSamplesAreNotCalledBimodal) {
+  int false_alarms = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed)
+    false_alarms += patterns_of(test::synthetic_record(20, 5e6, nullptr, seed)).bimodal.found;
+  EXPECT_EQ(false_alarms, 0);
+}
+
+TEST(ReportPatterns, DriftIsDetectedAndLinkedToFrequency) {
+  // Thermal throttling: the frequency falls 0.2 % per run, the time rises accordingly.
+  auto rec = test::synthetic_record(20, 0.3e6, [](int i, RunSample& r, auto&) {
+    double khz = 3.0e6 * (1 - 0.002 * i);
+    r.mean_khz = khz;
+    r.wall_ns = uint64_t(1e9 * (3.0e6 / khz - 1));
+  });
+  auto p = patterns_of(rec);
+  ASSERT_TRUE(p.drift.found);
+  EXPECT_GT(p.drift.slope_ns_per_run, 0);
+  EXPECT_NEAR(p.drift.total_fraction, 0.039, 0.01);
+  EXPECT_EQ(p.drift.source, "frequency");
+  EXPECT_TRUE(p.drift.frequency_falling);
+}
+
+TEST(ReportPatterns, StationaryRunsDoNotDrift) {
+  int false_alarms = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed)
+    false_alarms += patterns_of(test::synthetic_record(20, 5e6, nullptr, seed)).drift.found;
+  EXPECT_LE(false_alarms, 1);  // p < 0.01 per test: at most a rare false alarm in 30
+}
+
+TEST(ReportPatterns, AlternatingRunsAreNotDrift) {
+  auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
+    if (i % 2) r.noise.push_back(test::time_entry("preemption:hog", 20e6));
+  });
+  EXPECT_FALSE(patterns_of(rec).drift.found);
+}
+
+TEST(ReportPatterns, OutlierByModifiedZScore) {
+  auto rec = test::synthetic_record(15, 1e6, [](int i, RunSample& r, auto&) {
+    if (i == 7) r.noise.push_back(test::time_entry("irq:nvme0q1", 40e6));
+  });
+  auto p = patterns_of(rec);
+  ASSERT_EQ(p.outliers.size(), 1u);
+  EXPECT_EQ(p.outliers[0].run, 8);  // index 0 is the warm-up
+  EXPECT_GT(p.outliers[0].z, report::kOutlierZ);
+  EXPECT_EQ(p.outliers[0].source, "irq:nvme0q1");
+  report::analyze(rec);
+  bool warned = false;
+  for (const auto& w : rec.warnings) warned |= w.find("Run 8 is an outlier") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(ReportPatterns, SlowFirstRunAsksForWarmup) {
+  auto rec = test::synthetic_record(10, 0.5e6, [](int i, RunSample& r, auto&) {
+    if (i == 0) r.wall_ns = uint64_t(80e6);  // cold caches: invisible to the probes
+  });
+  auto p = patterns_of(rec);
+  EXPECT_TRUE(p.slow_first.found);
+  EXPECT_NEAR(p.slow_first.excess, 0.08, 0.01);
+  report::analyze(rec);
+  EXPECT_TRUE(has_recommendation(rec, "more-warmup"));
+}
+
+TEST(ReportPatterns, StabilityLevelsAndRunsNeeded) {
+  auto stable = patterns_of(test::synthetic_record(10, 1e6, nullptr));
+  EXPECT_EQ(stable.stability, "stable");
+  auto noisy = patterns_of(test::synthetic_record(10, 30e6, nullptr));
+  EXPECT_EQ(noisy.stability, "moderate");
+  // With CV ~3 %, +-1 % at 95 % needs about (1.96 * 3)^2 ~ 35 runs; 10 are too few.
+  EXPECT_GT(noisy.runs_needed, 20);
+  EXPECT_LT(noisy.runs_needed, 60);
+  EXPECT_GT(noisy.ci_half_width, report::kTargetPrecision);
+  auto wild = patterns_of(test::synthetic_record(10, 80e6, nullptr));
+  EXPECT_EQ(wild.stability, "unstable");
+}
+
+TEST(ReportPatterns, MannKendallAndTheilSen) {
+  std::vector<double> rising = {1, 2, 3, 4, 5, 6, 7, 8};
+  auto [p, sign] = report::mann_kendall(rising);
+  EXPECT_LT(p, 0.001);
+  EXPECT_EQ(sign, 1);
+  EXPECT_DOUBLE_EQ(report::theil_sen_slope(rising), 1.0);
+  std::vector<double> flat = {5, 5, 5, 5, 5};
+  EXPECT_EQ(report::mann_kendall(flat).first, 1.0);
+}
+
+}  // namespace
+}  // namespace nw
