@@ -2,7 +2,9 @@
 
 #include "agent/http_server.h"
 
+#include <algorithm>
 #include <set>
+#include <vector>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -93,6 +95,20 @@ asio::awaitable<void> send(std::shared_ptr<State> st, beast::tcp_stream& stream,
   if (!ec) ++st->stats.responses[reply.status];
 }
 
+// After refusing a request the client may still be sending it (an oversized header, say).
+// Closing with unread bytes makes the kernel send a reset, which can destroy the refusal before
+// the client reads it; so stop sending, then read and discard for a short, bounded while.
+asio::awaitable<void> drain(std::shared_ptr<State> st, beast::tcp_stream& stream) {
+  beast::error_code ec;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  stream.expires_after(std::min<std::chrono::milliseconds>(st->limits.timeout, std::chrono::milliseconds(1000)));
+  std::vector<char> scratch(16384);
+  size_t total = 0;
+  while (!ec && total < 1024 * 1024) {
+    total += co_await stream.async_read_some(asio::buffer(scratch), asio::redirect_error(asio::use_awaitable, ec));
+  }
+}
+
 asio::awaitable<void> session(std::shared_ptr<State> st, tcp::socket socket) {
   beast::tcp_stream stream(std::move(socket));
   Registration reg(st, &stream);
@@ -116,6 +132,7 @@ asio::awaitable<void> session(std::shared_ptr<State> st, tcp::socket socket) {
         reply.status = status;
         reply.body = fmt::format("bad request: {}\n", ec.message());
         co_await send(st, stream, reply, 11, false, false, ec);
+        if (!ec) co_await drain(st, stream);
       }
       break;
     }
