@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The accuracy suite: inject noise with a known ground truth and score noisewatch's report.
+#
+#   tests/accuracy/run.sh [BUILD_DIR] [SCENARIO...]      (root; default BUILD_DIR: <repo>/build)
+#
+# Scenarios: cpu-hog timer-storm irq-storm migrations blocking none (default: all of them).
+# For each scenario `noisewatch_inject` starts `noisewatch run --cpu CPU` on the benchmark
+# `acc_work` (a fixed amount of CPU work), learns the repetition boundaries from the pidfile the
+# benchmark writes, injects in the odd measured repetitions, and logs the ground truth; then
+# `noisewatch_inject score` prints one line per scenario:
+#   ACCURACY <scenario> expected <source> top <source> share <share> PASS|FAIL
+# followed by indented evidence lines. The exit status is the number of failed scenarios.
+#
+# Environment: ACC_CPU (target CPU; default: the CPU the disk IRQ lands on, else 1), ACC_RUNS
+# (measured runs, default 12), ACC_WORK_MS (benchmark CPU work per run, default 250), ACC_NICE
+# (default -20: each scenario runs in its own session whose scheduler autogroup gets this nice
+# level, so that other users' builds on a shared machine do not drown the injected ground truth;
+# the benchmark and the injected noise are in the same autogroup and compete at equal weight),
+# ACC_IRQ (default: the busiest virtio*-req.0 IRQ), ACC_KEEP=DIR keeps the records and
+# ground-truth logs there.
+#
+# It changes one thing on the machine: the disk IRQ's smp_affinity_list (irq-storm), when the
+# kernel allows; the saved value is restored on exit, on Ctrl-C and on SIGTERM/SIGHUP.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=${1:-$repo/build}
+[[ $# -gt 0 ]] && shift
+build=$(cd "$build" 2>/dev/null && pwd) || { echo "run.sh: no build directory ${1:-}" >&2; exit 125; }
+scenarios=("$@")
+[[ ${#scenarios[@]} -eq 0 ]] && scenarios=(cpu-hog timer-storm irq-storm migrations blocking none)
+
+for b in noisewatch noisewatch_inject acc_work; do
+  [[ -x $build/$b ]] || { echo "run.sh: $build/$b is missing: build the targets noisewatch noisewatch_inject acc_work" >&2; exit 125; }
+done
+[[ $(id -u) -eq 0 ]] || { echo "run.sh: must run as root (eBPF, IRQ affinity)" >&2; exit 125; }
+
+runs=${ACC_RUNS:-12}
+work_ms=${ACC_WORK_MS:-250}
+nice_level=${ACC_NICE:--20}
+# The disk's completion IRQ: the virtio*-req.0 line with the most interrupts.
+irq_name=${ACC_IRQ:-$(awk '/virtio[0-9]+-req\.0/ {s=0; for (i=2; i<=NF; i++) if ($i ~ /^[0-9]+$/) s+=$i; if (s>best) {best=s; name=$NF}} END {print name}' /proc/interrupts)}
+irq_name=${irq_name:-virtio1-req.0}
+irq_line=$(grep -E "[[:space:]]${irq_name//./\\.}\$" /proc/interrupts | head -1)
+irq_num=$(awk -F: '{gsub(/ /, "", $1); print $1}' <<<"$irq_line")
+ncpu=$(nproc)
+if [[ -n ${ACC_CPU:-} ]]; then
+  cpu=$ACC_CPU
+else
+  # Target the CPU the disk IRQ already lands on (it may not be movable); else CPU 1.
+  cpu=$(awk -v n="$ncpu" '{best=-1; for (c=0; c<n; c++) if ($(c+2) > bestv || best < 0) {best=c; bestv=$(c+2)}; print best}' <<<"$irq_line")
+  [[ -n $cpu ]] || cpu=1
+fi
+
+tmp=$(mktemp -d /tmp/nw-accuracy.XXXXXX)
+affinity_file=${irq_num:+/proc/irq/$irq_num/smp_affinity_list}
+affinity_saved=""
+[[ -n $affinity_file && -r $affinity_file ]] && affinity_saved=$(cat "$affinity_file")
+inj_pid=""
+
+cleanup() {
+  local why=$1
+  if [[ -n $inj_pid ]] && kill -0 "$inj_pid" 2>/dev/null; then
+    kill -TERM "$inj_pid" 2>/dev/null
+    wait "$inj_pid" 2>/dev/null
+  fi
+  # Belt and braces: the injector restores the IRQ affinity itself; this covers a SIGKILLed one.
+  if [[ -n $affinity_saved && -n $affinity_file ]] && [[ $(cat "$affinity_file" 2>/dev/null) != "$affinity_saved" ]]; then
+    if echo "$affinity_saved" >"$affinity_file" 2>/dev/null; then
+      echo "run.sh: restored $affinity_file to $affinity_saved" >&2
+    else
+      echo "run.sh: WARNING: could not restore $affinity_file to $affinity_saved" >&2
+    fi
+  fi
+  if [[ -n ${ACC_KEEP:-} ]]; then
+    mkdir -p "$ACC_KEEP" && cp "$tmp"/*.json "$tmp"/*.truth "$ACC_KEEP"/ 2>/dev/null
+  fi
+  rm -rf "$tmp"
+  [[ $why != exit ]] && exit 130
+}
+trap 'cleanup exit' EXIT
+trap 'trap - EXIT; cleanup signal' INT TERM HUP
+
+echo "accuracy suite: target CPU $cpu, $runs measured runs + 1 warm-up, ${work_ms} ms of work per run," \
+     "nice $nice_level, disk IRQ $irq_name (IRQ ${irq_num:-?}, affinity ${affinity_saved:-?})"
+failed=0
+for sc in "${scenarios[@]}"; do
+  extra=()
+  case $sc in
+    irq-storm) extra=(--irq "$irq_name") ;;
+    cpu-hog | timer-storm | migrations | blocking | none) ;;
+    *) echo "run.sh: unknown scenario $sc" >&2; failed=$((failed + 1)); continue ;;
+  esac
+  rec=$tmp/$sc.json truth=$tmp/$sc.truth
+  setsid -w sh -c 'echo "$0" >/proc/self/autogroup 2>/dev/null; exec "$@"' "$nice_level" \
+    "$build/noisewatch_inject" "$sc" --cpu "$cpu" --pidfile "$tmp/bench.pid" \
+    --truth "$truth" --warmup 1 "${extra[@]}" -- \
+    "$build/noisewatch" run --cpu "$cpu" --runs "$runs" --warmup 1 -q --json "$rec" -- \
+    "$build/acc_work" "$work_ms" "$tmp/bench.pid" >"$tmp/$sc.out" 2>"$tmp/$sc.err" &
+  inj_pid=$!
+  wait "$inj_pid"
+  st=$?
+  inj_pid=""
+  if [[ $st -ne 0 || ! -s $rec ]]; then
+    printf 'ACCURACY %-12s FAIL (noisewatch/injector exit status %d)\n' "$sc" "$st"
+    sed 's/^/    /' "$tmp/$sc.err"
+    failed=$((failed + 1))
+    continue
+  fi
+  grep '^noisewatch_inject:' "$tmp/$sc.err" | sed 's/^/    /'
+  score_args=()
+  [[ $sc == irq-storm ]] && score_args=(--irq "$irq_name")
+  "$build/noisewatch_inject" score "$sc" --record "$rec" --truth "$truth" "${score_args[@]}" || failed=$((failed + 1))
+done
+echo "accuracy suite: $((${#scenarios[@]} - failed)) of ${#scenarios[@]} scenarios passed"
+exit "$failed"
