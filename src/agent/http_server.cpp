@@ -32,6 +32,7 @@ struct HttpServer::State {
   ServerLimits limits;
   Handler handler;
   HttpStats stats;
+  size_t sessions = 0;                // accepted and not finished, started or not
   std::set<beast::tcp_stream*> open;  // to close them on stop()
   bool stopping = false;
 
@@ -46,13 +47,11 @@ using State = HttpServer::State;
 // being destroyed unfinished with the io_context).
 class Registration {
  public:
-  Registration(std::shared_ptr<State> st, beast::tcp_stream* s) : st_(std::move(st)), s_(s) {
-    st_->open.insert(s_);
-    st_->stats.connections_open = st_->open.size();
-  }
+  Registration(std::shared_ptr<State> st, beast::tcp_stream* s) : st_(std::move(st)), s_(s) { st_->open.insert(s_); }
   ~Registration() {
     st_->open.erase(s_);
-    st_->stats.connections_open = st_->open.size();
+    --st_->sessions;
+    st_->stats.connections_open = st_->sessions;
   }
   Registration(const Registration&) = delete;
   Registration& operator=(const Registration&) = delete;
@@ -163,11 +162,13 @@ asio::awaitable<void> accept_loop(std::shared_ptr<State> st) {
       co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }
-    if (st->open.size() >= st->limits.max_connections) {
+    // Counted here, not when the session starts running: a burst of accepts must not overshoot.
+    if (st->sessions >= st->limits.max_connections) {
       ++st->stats.connections_rejected;
       socket.close(ec);
       continue;
     }
+    st->stats.connections_open = ++st->sessions;
     asio::co_spawn(st->io, session(st, std::move(socket)), asio::detached);
   }
 }
