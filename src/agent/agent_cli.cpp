@@ -15,7 +15,7 @@ namespace {
 struct AgentArgs {
   std::string listen = "127.0.0.1:9477", cpu;
   double check_interval = 60, timeout = 10;
-  size_t top = 10, max_connections = 16;
+  long long top = 10, max_connections = 16;  // signed, so that -1 is refused rather than wrapped
 };
 
 agent::AgentOptions to_options(const AgentArgs& a) {
@@ -25,11 +25,11 @@ agent::AgentOptions to_options(const AgentArgs& a) {
   if (!(a.check_interval >= 1 && a.check_interval <= 86400))
     throw Error(fmt::format("--check-interval {}: give seconds from 1 to 86400", a.check_interval));
   o.check_interval = std::chrono::milliseconds(int64_t(a.check_interval * 1000));
-  if (a.top > 1000) throw Error(fmt::format("--top {}: at most 1000 named sources per CPU and category", a.top));
-  o.top_n = a.top;
+  if (a.top < 0 || a.top > 1000) throw Error(fmt::format("--top {}: give 0 to 1000 named sources per CPU and category", a.top));
+  o.top_n = size_t(a.top);
   if (a.max_connections < 1 || a.max_connections > 4096)
     throw Error(fmt::format("--max-connections {}: give 1 to 4096", a.max_connections));
-  o.limits.max_connections = a.max_connections;
+  o.limits.max_connections = size_t(a.max_connections);
   if (!(a.timeout > 0 && a.timeout <= 3600)) throw Error(fmt::format("--timeout {}: give seconds from 0.001 to 3600", a.timeout));
   o.limits.timeout = std::chrono::milliseconds(std::max<int64_t>(1, int64_t(a.timeout * 1000)));
   return o;

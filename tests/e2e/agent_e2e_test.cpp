@@ -465,7 +465,8 @@ TEST(AgentLifecycle, SigtermExitsZeroAndUnloadsEveryProgram) {
 TEST(AgentLifecycle, BadOptionsAndABusyPortExit125WithOneLine) {
   for (std::vector<std::string> args : {std::vector<std::string>{"--listen", "localhost:1"},
                                         std::vector<std::string>{"--cpu", "4096"},
-                                        std::vector<std::string>{"--check-interval", "0"}}) {
+                                        std::vector<std::string>{"--check-interval", "0"},
+                                        std::vector<std::string>{"--top", "-1"}}) {
     std::vector<std::string> argv = {noisewatch(), "agent"};
     argv.insert(argv.end(), args.begin(), args.end());
     std::string out = temp_path("bad.out"), err = temp_path("bad.err");
