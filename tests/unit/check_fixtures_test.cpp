@@ -1,0 +1,144 @@
+// Every rule on whole-machine trees: the two shared fixtures (expected findings from
+// ../shared/fixtures/README.md) and our own trees (tests/data/sysroots/README.md).
+#include "check_test_util.h"
+
+namespace nw::check::testing {
+namespace {
+
+TEST(CheckFixtures, LaptopHybridUntunedCpu2) {
+  auto r = check_sysroot(shared_sysroot("laptop-hybrid-untuned"), std::vector<int>{2});
+  expect_statuses(r, {{"cpu-governor", "warn"},      {"frequency-range", "warn"},  {"turbo-boost", "warn"},
+                      {"smt", "warn"},               {"cpu-isolation", "warn"},    {"nohz-full", "warn"},
+                      {"rcu-nocbs", "warn"},         {"irq-affinity", "warn"},     {"irqbalance", "warn"},
+                      {"aslr", "warn"},              {"transparent-hugepages", "ok"}, {"nmi-watchdog", "warn"},
+                      {"hybrid-cpu", "warn"},        {"cpu-idle-states", "warn"}, {"virtualization", "ok"},
+                      {"load", "ok"},                {"power-supply", "warn"},    {"thermal-throttling", "ok"},
+                      {"numa-balancing", "ok"}});
+  EXPECT_EQ(r.exit_status(), 1);
+  EXPECT_TRUE(r.cpus.empty()) << "no live measurement on a sysroot";
+  EXPECT_FALSE(r.recommended_cpu.has_value());
+}
+
+TEST(CheckFixtures, LaptopSummariesCarryTheValuesRead) {
+  auto r = check_sysroot(shared_sysroot("laptop-hybrid-untuned"), std::vector<int>{2});
+  EXPECT_NE(r.find("cpu-governor")->summary.find("powersave"), std::string::npos);
+  EXPECT_NE(r.find("cpu-governor")->summary.find("balance_performance"), std::string::npos) << "EPP in active mode";
+  EXPECT_NE(r.find("smt")->summary.find("CPU 3"), std::string::npos) << "names the sibling";
+  EXPECT_NE(r.find("irq-affinity")->summary.find("nvme0q3"), std::string::npos);
+  EXPECT_NE(r.find("irq-affinity")->summary.find("1026 on CPU 2"), std::string::npos) << "count on the target";
+  EXPECT_NE(r.find("irqbalance")->summary.find("812"), std::string::npos);
+  EXPECT_NE(r.find("hybrid-cpu")->summary.find("CPU 2: P-core"), std::string::npos);
+  EXPECT_NE(r.find("hybrid-cpu")->summary.find("fastest CPUs are 0-3"), std::string::npos);
+  EXPECT_NE(r.find("cpu-idle-states")->summary.find("C6 (170 us)"), std::string::npos);
+  EXPECT_EQ(r.find("cpu-idle-states")->summary.find("C1E"), std::string::npos) << "1 us state is fine";
+  EXPECT_NE(r.find("power-supply")->summary.find("BAT0 Discharging 63%"), std::string::npos);
+  for (const auto& f : r.findings)
+    if (f.status == Status::warn) EXPECT_FALSE(f.fix.empty()) << f.id << " warns without a fix";
+  // The IRQ fix moves the IRQs to every CPU but the target.
+  EXPECT_NE(r.find("irq-affinity")->fix[0].find("0-1,3-13"), std::string::npos);
+}
+
+TEST(CheckFixtures, LaptopDefaultTargetsAreAllOnlineCpus) {
+  auto r = check_sysroot(shared_sysroot("laptop-hybrid-untuned"));
+  EXPECT_EQ(r.target_cpus.size(), 14u);
+  EXPECT_NE(r.find("hybrid-cpu")->summary.find("span several kinds"), std::string::npos);
+}
+
+TEST(CheckFixtures, ServerTunedCpu4) {
+  auto r = check_sysroot(shared_sysroot("server-tuned"), std::vector<int>{4});
+  for (const auto& f : r.findings) {
+    if (f.id == "power-supply") {
+      EXPECT_TRUE(f.status == Status::ok || f.status == Status::info || f.status == Status::unknown) << f.summary;
+      continue;
+    }
+    EXPECT_EQ(f.status, Status::ok) << f.id << ": " << f.summary;
+  }
+  EXPECT_EQ(r.findings.size(), 19u);
+  EXPECT_EQ(r.exit_status(), 0);
+}
+
+TEST(CheckFixtures, ServerDefaultTargetsAreTheIsolatedCpus) {
+  auto r = check_sysroot(shared_sysroot("server-tuned"));
+  EXPECT_EQ(r.target_cpus, (std::vector<int>{2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(r.exit_status(), 0);
+}
+
+TEST(CheckFixtures, ServerHousekeepingCpuIsNotIsolated) {
+  // CPU 0 takes the IRQs (irqaffinity=0-1) and is not isolated: both checks must say so.
+  auto r = check_sysroot(shared_sysroot("server-tuned"), std::vector<int>{0});
+  EXPECT_EQ(r.find("cpu-isolation")->status, Status::warn);
+  EXPECT_EQ(r.find("irq-affinity")->status, Status::warn);
+  EXPECT_EQ(r.find("nohz-full")->status, Status::warn);
+  EXPECT_EQ(r.exit_status(), 1);
+}
+
+TEST(CheckFixtures, FindingsFollowTheDesignOrder) {
+  auto r = check_sysroot(shared_sysroot("server-tuned"), std::vector<int>{4});
+  std::vector<std::string> ids;
+  for (const auto& f : r.findings) ids.push_back(f.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"cpu-governor", "frequency-range", "turbo-boost", "smt", "cpu-isolation",
+                                           "nohz-full", "rcu-nocbs", "irq-affinity", "irqbalance", "aslr",
+                                           "transparent-hugepages", "nmi-watchdog", "hybrid-cpu", "cpu-idle-states",
+                                           "virtualization", "load", "power-supply", "thermal-throttling",
+                                           "numa-balancing"}));
+}
+
+// Captured from the development VM with `noisewatch snapshot` (Firecracker, 2 vCPUs, no cpufreq).
+TEST(CheckOwnTrees, FirecrackerVm) {
+  auto r = check_sysroot(own_sysroot("vm-firecracker-2cpu"));
+  EXPECT_EQ(r.target_cpus, (std::vector<int>{0, 1}));
+  expect_statuses(r, {{"cpu-governor", "unknown"}, {"frequency-range", "unknown"}, {"turbo-boost", "unknown"},
+                      {"smt", "ok"},               {"cpu-isolation", "warn"},    {"nohz-full", "warn"},
+                      {"rcu-nocbs", "warn"},       {"irq-affinity", "warn"},     {"irqbalance", "ok"},
+                      {"aslr", "warn"},            {"transparent-hugepages", "ok"}, {"nmi-watchdog", "ok"},
+                      {"hybrid-cpu", "ok"},        {"cpu-idle-states", "ok"},   {"virtualization", "warn"},
+                      {"load", "warn"},            {"power-supply", "info"},    {"thermal-throttling", "unknown"},
+                      {"numa-balancing", "ok"}});
+  EXPECT_NE(r.find("virtualization")->summary.find("steal time"), std::string::npos);
+  EXPECT_NE(r.find("load")->summary.find("busiest: "), std::string::npos);
+  EXPECT_EQ(r.exit_status(), 1);
+}
+
+// Crafted: EPYC, 2 NUMA nodes, SMT on, amd-pstate active with per-policy boost, CPUs isolated
+// by the `isolated` file only, THP always, throttled CPU 3, busy machine on mains.
+TEST(CheckOwnTrees, EpycNumaAmdPstate) {
+  auto r = check_sysroot(own_sysroot("epyc-numa2-amd-pstate"));
+  EXPECT_EQ(r.target_cpus, (std::vector<int>{2, 3})) << "default: the isolated CPUs";
+  expect_statuses(r, {{"cpu-governor", "ok"},       {"frequency-range", "warn"},  {"turbo-boost", "warn"},
+                      {"smt", "warn"},              {"cpu-isolation", "ok"},      {"nohz-full", "warn"},
+                      {"rcu-nocbs", "ok"},          {"irq-affinity", "warn"},     {"irqbalance", "ok"},
+                      {"aslr", "ok"},               {"transparent-hugepages", "warn"}, {"nmi-watchdog", "ok"},
+                      {"hybrid-cpu", "ok"},         {"cpu-idle-states", "warn"}, {"virtualization", "ok"},
+                      {"load", "warn"},             {"power-supply", "ok"},      {"thermal-throttling", "warn"},
+                      {"numa-balancing", "warn"}});
+  EXPECT_EQ(r.find("frequency-range")->cpus, std::vector<int>{3}) << "CPU 2 has min = max";
+  EXPECT_EQ(r.find("thermal-throttling")->cpus, std::vector<int>{3});
+  EXPECT_NE(r.find("cpu-governor")->summary.find("EPP performance"), std::string::npos);
+  EXPECT_NE(r.find("turbo-boost")->summary.find("cpu2/cpufreq/boost=1"), std::string::npos);
+  EXPECT_NE(r.find("smt")->summary.find("CPU 2 shares its core with CPU 6"), std::string::npos);
+  EXPECT_NE(r.find("irq-affinity")->summary.find("mlx5_comp0"), std::string::npos);
+  EXPECT_EQ(r.find("irq-affinity")->summary.find("nvme0q1"), std::string::npos) << "IRQ 51 stays on 0-1";
+  EXPECT_NE(r.find("load")->summary.find("stress-ng (pid 9001, running"), std::string::npos);
+  EXPECT_NE(r.find("numa-balancing")->summary.find("2 NUMA nodes"), std::string::npos);
+  EXPECT_NE(r.find("nmi-watchdog")->summary.find("command line"), std::string::npos);
+}
+
+TEST(CheckOwnTrees, EpycNonIsolatedCpuWithoutDeepStatesOrThrottling) {
+  auto r = check_sysroot(own_sysroot("epyc-numa2-amd-pstate"), std::vector<int>{2});
+  EXPECT_EQ(r.find("frequency-range")->status, Status::ok);
+  EXPECT_EQ(r.find("thermal-throttling")->status, Status::ok);
+  auto r0 = check_sysroot(own_sysroot("epyc-numa2-amd-pstate"), std::vector<int>{0});
+  EXPECT_EQ(r0.find("cpu-isolation")->status, Status::warn);
+  EXPECT_EQ(r0.find("rcu-nocbs")->status, Status::warn);
+}
+
+// Only the online CPU list: every check whose files are absent says unknown, never guesses.
+TEST(CheckOwnTrees, MinimalTreeIsAllUnknown) {
+  auto r = check_sysroot(own_sysroot("minimal-online-only"));
+  EXPECT_EQ(r.target_cpus, (std::vector<int>{0, 1, 2, 3}));
+  for (const auto& f : r.findings) EXPECT_EQ(f.status, Status::unknown) << f.id << ": " << f.summary;
+  EXPECT_EQ(r.exit_status(), 0);
+}
+
+}  // namespace
+}  // namespace nw::check::testing
