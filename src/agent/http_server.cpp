@@ -113,7 +113,7 @@ asio::awaitable<void> session(std::shared_ptr<State> st, tcp::socket socket) {
   Registration reg(st, &stream);
   // The parser's limits bound a request; the buffer cap also bounds pipelined bytes kept around.
   beast::flat_buffer buffer(st->limits.header_limit + st->limits.body_limit + 4096);
-  for (;;) {
+  for (unsigned served = 0;; ++served) {
     http::request_parser<http::string_body> parser;
     parser.header_limit(st->limits.header_limit);
     parser.body_limit(st->limits.body_limit);
@@ -122,7 +122,9 @@ asio::awaitable<void> session(std::shared_ptr<State> st, tcp::socket socket) {
     stream.expires_after(st->limits.timeout);
     co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
     if (ec == beast::error::timeout) {
-      ++st->stats.connections_timed_out;
+      // An idle keep-alive connection (Prometheus keeps one between scrapes) just ends; a client
+      // that never finished its request is a slow client.
+      if (served == 0 || parser.got_some()) ++st->stats.connections_timed_out;
       break;
     }
     if (ec) {

@@ -78,7 +78,7 @@ void agent_families(Exposition& x, const AgentMetrics& m) {
            "Connections closed at once because --max-connections were already open.");
   x.sample_int("noisewatch_agent_http_connections_rejected_total", {}, m.http.connections_rejected);
   x.family("noisewatch_agent_http_timeouts_total", "counter",
-           "Connections closed because the client was slower than --timeout to send a request or read a response.");
+           "Connections closed because the client was slower than --timeout to send a request or read a response (idle keep-alive connections are not counted).");
   x.sample_int("noisewatch_agent_http_timeouts_total", {}, m.http.connections_timed_out);
 }
 
