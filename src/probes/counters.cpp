@@ -23,10 +23,10 @@ std::string unknown_event(const std::string& name) {
   return fmt::format("unknown event '{}' (see `noisewatch events`)", name);
 }
 
-// Hardware, hardware-cache and raw events all go to the CPU's core PMU.
+// Hardware, hardware-cache and raw events all go to the CPU's core PMU. Software events
+// never multiplex; they are grouped all the same, so they start and stop with one leader.
 int pmu_group_key(const ResolvedEvent& ev) {
   switch (ev.attr.type) {
-    case PERF_TYPE_SOFTWARE:
     case PERF_TYPE_TRACEPOINT:
     case PERF_TYPE_BREAKPOINT:
       return -1;

@@ -73,9 +73,10 @@ class Counters {
   bool effective_ghz_ = false;
 };
 
-// Group plan: events on the same hardware PMU share a group, so that ratios such as IPC come
-// from the same time slices even when multiplexed; software events stand alone. Returns, for
-// each event, the index of its group leader or -1.
+// Group plan: events on the same PMU share a group, so that ratios such as IPC come from the
+// same time slices even when multiplexed (software events form their own group; tracepoints
+// and breakpoints stand alone). Returns, for each event, the index of its group leader (its
+// own index for a leader) or -1.
 std::vector<int> plan_groups(const std::vector<ResolvedEvent>& events);
 
 }  // namespace nw::probes

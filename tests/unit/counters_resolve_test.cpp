@@ -81,15 +81,17 @@ TEST(CountersClass, DefaultSetFollowsTheVendor) {
     if (e != "effective-ghz") EXPECT_TRUE(pfm_resolve(e).has_value()) << e;
 }
 
-TEST(CountersPlanGroups, HardwareEventsShareAGroupSoftwareStandsAlone) {
-  std::vector<ResolvedEvent> ev(6);
+TEST(CountersPlanGroups, OneGroupPerPmu) {
+  std::vector<ResolvedEvent> ev(8);
   ev[0].attr.type = PERF_TYPE_HARDWARE;  // cycles: leader
-  ev[1].attr.type = PERF_TYPE_SOFTWARE;
+  ev[1].attr.type = PERF_TYPE_SOFTWARE;  // software group leader
   ev[2].attr.type = PERF_TYPE_HW_CACHE;  // same core PMU
   ev[3].attr.type = PERF_TYPE_RAW;       // libpfm4's model-specific encodings
   ev[4].attr.type = 9;                   // msr: its own group
   ev[5].attr.type = 9;
-  EXPECT_EQ(plan_groups(ev), (std::vector<int>{0, -1, 0, 0, 4, 4}));
+  ev[6].attr.type = PERF_TYPE_SOFTWARE;
+  ev[7].attr.type = PERF_TYPE_TRACEPOINT;  // alone
+  EXPECT_EQ(plan_groups(ev), (std::vector<int>{0, 1, 0, 0, 4, 4, 1, -1}));
 }
 
 }  // namespace
