@@ -27,6 +27,10 @@ struct Context {
 
 using Predicate = std::function<bool(const std::string& source)>;
 
+constexpr int kPidsNamed = 4;
+// Beyond this many runs, more runs are no cure: the noise has to go first.
+constexpr int kMaxRunsToSuggest = 200;
+
 struct Knob {
   const char* id;
   std::function<void(const Context&, std::vector<Recommendation>&)> propose;
@@ -105,16 +109,19 @@ const std::vector<Knob>& catalogue() {
            if (r.share < kMinAddressedShare || !machine_preemption(c, r.source)) continue;
            auto comm = name_of(r.source);
            if (is_kernel_thread(comm)) continue;  // isolated or moved instead, never stopped
+           // A short-lived command seen in many runs has many pids: name a few, not all.
            std::string pids;
+           int listed = 0;
            if (r.extra.is_object() && r.extra.contains("pids"))
-             for (const auto& p : r.extra["pids"]) pids += (pids.empty() ? "" : ",") + p.dump();
+             for (const auto& p : r.extra["pids"])
+               if (listed++ < kPidsNamed) pids += (pids.empty() ? "" : ",") + p.dump();
            std::vector<std::string> cmds;
            if (!pids.empty()) cmds.push_back(fmt::format("ps -o pid,unit,args -p {}   # which service is it?", pids));
            cmds.push_back(fmt::format("systemctl stop <unit>   # or pause it: pkill -STOP -x {}", shell_quote(comm)));
            cmds.push_back(fmt::format("pkill -CONT -x {}   # resume it after benchmarking", shell_quote(comm)));
            out.push_back({"stop-process:" + comm,
                           fmt::format("Stop {}{} while benchmarking: it preempted the benchmark", comm,
-                                      pids.empty() ? "" : " (pid " + pids + ")"),
+                                      pids.empty() ? "" : " (pid " + pids + (listed > kPidsNamed ? ", …" : "") + ")"),
                           cmds, {r.source}, false,
                           "The process's own work waits; a service may need a maintenance window.", std::min(r.share, 1.0)});
          }
@@ -337,7 +344,7 @@ const std::vector<Knob>& catalogue() {
        [](const Context& c, auto& out) {
          const auto& p = c.in.patterns;
          bool too_few = !c.in.attributable && p.runs < 5;
-         if (!too_few && size_t(p.runs_needed) <= p.runs) return;
+         if (!too_few && (size_t(p.runs_needed) <= p.runs || p.runs_needed > kMaxRunsToSuggest)) return;
          int runs = std::max(p.runs_needed, 10);
          out.push_back({"more-runs", fmt::format("Measure more runs ({} for a mean within ±{:.0f} %)", runs, kTargetPrecision * 100),
                         {fmt::format("noisewatch --runs {} -- {}", runs, c.cmd)}, {}, false, "Takes longer.", 0});

@@ -63,8 +63,9 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
                             format_percent(p.cv, 2), format_percent(kCvModerate, 0)));
   if (p.runs >= 2 && p.ci_half_width > kTargetPrecision)
     w.push_back(fmt::format("Too few runs for this CV: with {} runs the mean is known to ±{} (95 %); about {} runs "
-                            "would give ±{}.",
-                            p.runs, format_percent(p.ci_half_width), p.runs_needed, format_percent(kTargetPrecision, 0)));
+                            "would give ±{}{}.",
+                            p.runs, format_percent(p.ci_half_width), p.runs_needed, format_percent(kTargetPrecision, 0),
+                            p.runs_needed > 200 ? " — too many: remove the noise first" : ""));
   for (const auto& o : p.outliers)
     w.push_back(fmt::format("Run {} is an outlier (modified z-score {:.1f}){}.", o.run, o.z,
                             o.source.empty() ? std::string{} : ": mostly " + describe_source(o.source)));
