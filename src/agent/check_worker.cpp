@@ -18,8 +18,8 @@ double unix_now() {
 
 }  // namespace
 
-CheckWorker::CheckWorker(std::optional<std::vector<int>> cpus, std::chrono::milliseconds interval)
-    : cpus_(std::move(cpus)), interval_(interval) {}
+CheckWorker::CheckWorker(std::optional<std::vector<int>> cpus, std::chrono::milliseconds interval, int nice)
+    : cpus_(std::move(cpus)), interval_(interval), nice_(nice) {}
 
 CheckWorker::~CheckWorker() { stop(); }
 
@@ -55,8 +55,7 @@ void CheckWorker::run_and_record(bool rethrow) {
 
 void CheckWorker::start() {
   thread_ = std::jthread([this](std::stop_token stop) {
-    // Checks are housekeeping: let anything else on the machine go first.
-    setpriority(PRIO_PROCESS, pid_t(gettid()), 19);
+    setpriority(PRIO_PROCESS, pid_t(gettid()), nice_);
     for (;;) {
       {
         std::unique_lock lock(mu_);

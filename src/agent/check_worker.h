@@ -16,8 +16,9 @@ namespace nw::agent {
 
 class CheckWorker {
  public:
-  // cpus: the CPUs the checks are about (nullopt: what `check` picks by default).
-  CheckWorker(std::optional<std::vector<int>> cpus, std::chrono::milliseconds interval);
+  // cpus: the CPUs the checks are about (nullopt: what `check` picks by default). The thread
+  // runs at `nice` (19: checks are housekeeping, anything else on the machine goes first).
+  CheckWorker(std::optional<std::vector<int>> cpus, std::chrono::milliseconds interval, int nice = 19);
   ~CheckWorker();
   CheckWorker(const CheckWorker&) = delete;
   CheckWorker& operator=(const CheckWorker&) = delete;
@@ -38,6 +39,7 @@ class CheckWorker {
 
   std::optional<std::vector<int>> cpus_;
   std::chrono::milliseconds interval_;
+  int nice_;
   mutable std::mutex mu_;
   std::condition_variable_any wake_;
   CheckState state_;
