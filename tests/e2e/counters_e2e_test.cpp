@@ -288,5 +288,19 @@ TEST(EventsCli, ListsUsableSoftwareEventsAndExplainsTheRest) {
   EXPECT_THAT(out, ::testing::HasSubstr("no event matches 'no-such-thing'"));
 }
 
+// Issue #6: an unknown event name on `run` is one line naming it, exit 125, before the
+// benchmark runs.
+TEST(EventsCli, RunWithAnUnknownEventIsOneLineAndExit125) {
+  int status = 0;
+  auto marker = std::string("/tmp/nw_counters_e2e_ran");
+  std::remove(marker.c_str());
+  auto out = run_capture(workload("noisewatch") + " run -r 1 -e task-clock,no-such-event -- touch " +
+                             marker + " 2>&1",
+                         status);
+  EXPECT_EQ(WEXITSTATUS(status), 125);
+  EXPECT_EQ(out, "noisewatch: unknown event 'no-such-event' (see `noisewatch events`)\n");
+  EXPECT_FALSE(std::ifstream(marker).good());  // the benchmark never ran
+}
+
 }  // namespace
 }  // namespace nw::probes
