@@ -65,7 +65,7 @@ for ((r = 0; r < rounds; r++)); do
     prio taskset -c "$cpu" "$build/arraysum" | sed -n 's/.* \([0-9.]*\) ms busy, \([0-9.]*\) ms total$/\1 \2/p' >>"$tmp/pert.a"
   done
   prio /usr/bin/time -f %M -o "$tmp/rss" "$nw" run --cpu "$cpu" --runs "$per_block" --warmup 0 -q --json "$tmp/pert-$r.json" -- \
-    "$build/arraysum" | sed -n 's/.* \([0-9.]*\) ms busy, \([0-9.]*\) ms total$/\1 \2/p' >>"$tmp/pert.b"
+    "$build/arraysum" 2>>"$tmp/nw.err" | sed -n 's/.* \([0-9.]*\) ms busy, \([0-9.]*\) ms total$/\1 \2/p' >>"$tmp/pert.b"
   note_rss "$tmp/rss"
 done
 for col in 2 1; do
@@ -87,7 +87,7 @@ pp_rounds_total=$((rounds < 5 ? rounds : 5))
 for ((r = 0; r < pp_rounds_total; r++)); do
   prio taskset -c "$cpu" "$build/acc_pingpong" "$pp_rounds" | sed -n 's/.* in \([0-9.]*\) ms: .*/\1/p' >>"$tmp/pp.a"
   prio /usr/bin/time -f %M -o "$tmp/rss" "$nw" run --cpu "$cpu" --runs 1 --warmup 0 -q --json "$tmp/pp-$r.json" -- \
-    "$build/acc_pingpong" "$pp_rounds" | sed -n 's/.* in \([0-9.]*\) ms: .*/\1/p' >>"$tmp/pp.b"
+    "$build/acc_pingpong" "$pp_rounds" 2>>"$tmp/nw.err" | sed -n 's/.* in \([0-9.]*\) ms: .*/\1/p' >>"$tmp/pp.b"
   note_rss "$tmp/rss"
   # kernel: rusage voluntary + involuntary; probe: blocking events + preemptions of the benchmark
   jq -r '.runs[0] as $r | [($r.voluntary_switches + $r.involuntary_switches),
@@ -106,13 +106,17 @@ mismatch=$(awk -F'\t' '{d=$1-$2; if (d<0) d=-d; if (d>m) m=d} END {print m+0}' "
 lost=$(awk -F'\t' '{s+=$7} END {print s+0}' "$tmp/pp.sw")
 first=$(head -1 "$tmp/pp.sw" | awk -F'\t' '{printf "kernel %d (vol %d + invol %d), probe %d (blocking %d + preemptions %d)", $1, $5, $6, $2, $3, $4}')
 line "event storm" "switches $first; worst |diff| $mismatch over $pp_rounds_total runs, must be 0" "$mismatch" 0
+# The same split: voluntary switches against blocking events, involuntary against preemptions.
+vol=$(awk -F'\t' '{d=$5-$3; if (d<0) d=-d; if (d>m) m=d} END {print m+0}' "$tmp/pp.sw")
+inv=$(awk -F'\t' '{d=$6-$4; if (d<0) d=-d; if (d>m) m=d} END {print m+0}' "$tmp/pp.sw")
+printf '%-13s %-70s %s\n' "event storm" "  of which: |voluntary - blocking| <= $vol, |involuntary - preemptions| <= $inv" "(info)"
 line "event storm" "lost_events $lost over $pp_rounds_total runs, must be 0" "$lost" 0
 
 # ---- start-up ---------------------------------------------------------------------------------
 : >"$tmp/start"
 for ((r = 0; r < 10; r++)); do
   t0=$(now_ns)
-  prio /usr/bin/time -f %M -o "$tmp/rss" "$nw" --runs 1 --warmup 0 -q -- true
+  prio /usr/bin/time -f %M -o "$tmp/rss" "$nw" --runs 1 --warmup 0 -q -- true 2>>"$tmp/nw.err"
   t1=$(now_ns)
   echo $(((t1 - t0) / 1000)) >>"$tmp/start"
   note_rss "$tmp/rss"

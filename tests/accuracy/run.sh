@@ -5,7 +5,7 @@
 #
 # Scenarios: cpu-hog timer-storm irq-storm migrations blocking none (default: all of them).
 # For each scenario `noisewatch_inject` starts `noisewatch run --cpu CPU` on the benchmark
-# `acc_work` (a fixed amount of CPU work), learns the repetition boundaries from the pidfile the
+# `acc_work` (a fixed number of instructions, calibrated once to ACC_WORK_MS), learns the repetition boundaries from the pidfile the
 # benchmark writes, injects in the odd measured repetitions, and logs the ground truth; then
 # `noisewatch_inject score` prints one line per scenario:
 #   ACCURACY <scenario> expected <source> top <source> share <share> PASS|FAIL
@@ -54,6 +54,9 @@ else
 fi
 
 tmp=$(mktemp -d /tmp/nw-accuracy.XXXXXX)
+# The benchmark's pidfile lives on tmpfs: a rename on a disk filesystem can block for tens of
+# milliseconds behind the journal on a busy machine, which would be (real) blocking of our own.
+shm=$(mktemp -d /dev/shm/nw-accuracy.XXXXXX 2>/dev/null || mktemp -d /tmp/nw-accuracy-pid.XXXXXX)
 affinity_file=${irq_num:+/proc/irq/$irq_num/smp_affinity_list}
 affinity_saved=""
 [[ -n $affinity_file && -r $affinity_file ]] && affinity_saved=$(cat "$affinity_file")
@@ -76,13 +79,17 @@ cleanup() {
   if [[ -n ${ACC_KEEP:-} ]]; then
     mkdir -p "$ACC_KEEP" && cp "$tmp"/*.json "$tmp"/*.truth "$ACC_KEEP"/ 2>/dev/null
   fi
-  rm -rf "$tmp"
+  rm -rf "$tmp" "$shm"
   [[ $why != exit ]] && exit 130
 }
 trap 'cleanup exit' EXIT
 trap 'trap - EXIT; cleanup signal' INT TERM HUP
 
-echo "accuracy suite: target CPU $cpu, $runs measured runs + 1 warm-up, ${work_ms} ms of work per run," \
+prio() { setsid -w sh -c 'echo "$0" >/proc/self/autogroup 2>/dev/null; exec "$@"' "$nice_level" "$@"; }
+chunks=$(prio taskset -c "$cpu" "$build/acc_work" --calibrate "$work_ms")
+[[ $chunks =~ ^[0-9]+$ ]] || { echo "run.sh: acc_work --calibrate failed" >&2; exit 125; }
+
+echo "accuracy suite: target CPU $cpu, $runs measured runs + 1 warm-up, ${work_ms} ms of work per run ($chunks chunks)," \
      "nice $nice_level, disk IRQ $irq_name (IRQ ${irq_num:-?}, affinity ${affinity_saved:-?})"
 failed=0
 for sc in "${scenarios[@]}"; do
@@ -93,11 +100,10 @@ for sc in "${scenarios[@]}"; do
     *) echo "run.sh: unknown scenario $sc" >&2; failed=$((failed + 1)); continue ;;
   esac
   rec=$tmp/$sc.json truth=$tmp/$sc.truth
-  setsid -w sh -c 'echo "$0" >/proc/self/autogroup 2>/dev/null; exec "$@"' "$nice_level" \
-    "$build/noisewatch_inject" "$sc" --cpu "$cpu" --pidfile "$tmp/bench.pid" \
+  prio "$build/noisewatch_inject" "$sc" --cpu "$cpu" --pidfile "$shm/bench.pid" \
     --truth "$truth" --warmup 1 "${extra[@]}" -- \
     "$build/noisewatch" run --cpu "$cpu" --runs "$runs" --warmup 1 -q --json "$rec" -- \
-    "$build/acc_work" "$work_ms" "$tmp/bench.pid" >"$tmp/$sc.out" 2>"$tmp/$sc.err" &
+    "$build/acc_work" "$chunks" "$shm/bench.pid" >"$tmp/$sc.out" 2>"$tmp/$sc.err" &
   inj_pid=$!
   wait "$inj_pid"
   st=$?

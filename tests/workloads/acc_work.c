@@ -1,7 +1,13 @@
-/* The accuracy suite's benchmark: `acc_work MILLIS [PIDFILE [TRUTHFILE]]` does a fixed MILLIS of
- * CPU work (measured with CLOCK_THREAD_CPUTIME_ID, so noise stretches its wall time but not its
- * work) and announces itself to the injector by writing its pid to PIDFILE (written to a
- * temporary name and renamed, so a reader never sees half a pid).
+/* The accuracy suite's benchmark: `acc_work CHUNKS [PIDFILE [TRUTHFILE]]` does a fixed amount of
+ * CPU work (CHUNKS loops of 10,000 additions: a fixed instruction count, so every kind of noise,
+ * IRQs included, stretches its wall time) and announces itself to the injector by writing its pid
+ * to PIDFILE (written to a temporary name and renamed, so a reader never sees half a pid).
+ * `acc_work --calibrate MILLIS` prints how many chunks take about MILLIS ms on this CPU (from the
+ * fastest of several timed samples, so background noise does not inflate it).
+ *
+ * Why not CPU time (CLOCK_THREAD_CPUTIME_ID, as nw_spin does): without
+ * CONFIG_IRQ_TIME_ACCOUNTING the kernel counts IRQ and softirq time that interrupts a task as the
+ * task's own CPU time, so a CPU-time-bounded loop would silently absorb an IRQ storm.
  *
  * Cooperation for the `blocking` scenario: a SIGUSR1 sent with sigqueue() carries a number of
  * microseconds; the workload then sleeps that long itself (nanosleep, the workload's own choice
@@ -30,17 +36,48 @@ static double cpu_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static double mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static volatile unsigned long sink;
+
+static void chunk(void) {
+  unsigned long x = sink;
+  for (int i = 0; i < 10000; ++i) {
+    x += (unsigned long)i;
+    __asm__ volatile("" : "+r"(x));  /* keep the loop: no vectorising it away */
+  }
+  sink = x;
+}
+
+static int calibrate(double ms) {
+  /* Fastest time of 200 chunks over 30 samples: the noise-free speed of this CPU. */
+  double best = 1e30;
+  for (int s = 0; s < 30; ++s) {
+    double t0 = mono_ms();
+    for (int c = 0; c < 200; ++c) chunk();
+    double t = mono_ms() - t0;
+    if (t < best) best = t;
+  }
+  printf("%ld\n", (long)(ms / (best / 200.0)));
+  return 0;
+}
+
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000}, rem;
   while (nanosleep(&ts, &rem) != 0) ts = rem;
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: acc_work MILLIS [PIDFILE [TRUTHFILE]]\n");
+  if (argc < 2 || (!strcmp(argv[1], "--calibrate") && argc < 3)) {
+    fprintf(stderr, "usage: acc_work CHUNKS [PIDFILE [TRUTHFILE]] | acc_work --calibrate MILLIS\n");
     return 2;
   }
-  double ms = atof(argv[1]);
+  if (!strcmp(argv[1], "--calibrate")) return calibrate(atof(argv[2]));
+  long chunks = atol(argv[1]);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_usr1;
@@ -57,10 +94,9 @@ int main(int argc, char** argv) {
     if (rename(tmp, argv[2]) != 0) return 3;
   }
   long slept = 0;
-  volatile unsigned long x = 0;
   double start = cpu_ms();
-  while (cpu_ms() - start < ms) {
-    for (int i = 0; i < 10000; ++i) x += i;
+  for (long c = 0; c < chunks; ++c) {
+    chunk();
     if (sleep_request_us > 0) {
       long us = sleep_request_us;
       sleep_request_us = 0;
