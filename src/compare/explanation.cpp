@@ -41,9 +41,14 @@ std::string on_cpus(const std::vector<int>& cpus) {
   return fmt::format(" on CPU{} {}", cpus.size() > 1 ? "s" : "", fmt::join(cpus, ","));
 }
 
+// The interval in the words of the sentence: as a slowdown or speed-up when the verdict has a
+// direction, signed when it straddles no change.
 std::string interval_percent(const TimingResult& t, double level) {
   if (!t.ci_bounded) return "no interval: too few runs";
-  return fmt::format("{:.0f} % CI {:.1f}–{:.1f} %", level, (t.ci_low - 1) * 100, (t.ci_high - 1) * 100);
+  double lo = (t.ci_low - 1) * 100, hi = (t.ci_high - 1) * 100;
+  if (t.verdict == Verdict::slower) return fmt::format("{:.0f} % CI {:.1f}–{:.1f} %", level, lo, hi);
+  if (t.verdict == Verdict::faster) return fmt::format("{:.0f} % CI {:.1f}–{:.1f} %", level, -hi, -lo);
+  return fmt::format("{:.0f} % CI {:+.1f} to {:+.1f} %", level, lo, hi);
 }
 
 std::string p_text(double p) { return p < 0.001 ? "p < 0.001" : fmt::format("p = {:.3f}", p); }

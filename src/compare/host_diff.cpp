@@ -1,5 +1,7 @@
 #include "compare/host_diff.h"
 
+#include <cmath>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -23,6 +25,19 @@ std::string unavailable_probes(const RunRecord& rec, const RunRecord& other) {
   return fmt::format("{}", fmt::join(only, ", "));
 }
 
+// Time-weighted frequency of the benchmark CPUs, averaged over measured runs; absent without cpufreq.
+std::optional<double> mean_mhz(const RunRecord& rec) {
+  double sum = 0;
+  int n = 0;
+  for (const auto* r : rec.measured())
+    if (r->mean_khz) sum += *r->mean_khz / 1000, ++n;
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+// Frequency is only worth a line when it moved more than this fraction (turbo, governor, thermal).
+constexpr double kFrequencyTolerance = 0.02;
+
 }  // namespace
 
 std::vector<HostDifference> diff_hosts(const RunRecord& base, const RunRecord& next) {
@@ -36,6 +51,9 @@ std::vector<HostDifference> diff_hosts(const RunRecord& base, const RunRecord& n
   add_if_different(out, "cpus", fmt::format("{}", fmt::join(base.cpus, ",")),
                    fmt::format("{}", fmt::join(next.cpus, ",")));
   add_if_different(out, "pinned", base.pinned ? "yes" : "no", next.pinned ? "yes" : "no");
+  auto base_mhz = mean_mhz(base), new_mhz = mean_mhz(next);
+  if (base_mhz && new_mhz && std::fabs(*new_mhz - *base_mhz) > kFrequencyTolerance * *base_mhz)
+    out.push_back({"mean_mhz", fmt::format("{:.0f}", *base_mhz), fmt::format("{:.0f}", *new_mhz)});
   std::string base_only = unavailable_probes(base, next), new_only = unavailable_probes(next, base);
   if (!base_only.empty() || !new_only.empty())
     out.push_back({"unavailable_probes", base_only.empty() ? "-" : base_only, new_only.empty() ? "-" : new_only});

@@ -8,7 +8,8 @@
 namespace nw::compare {
 
 // Host fields (hostname, kernel, cpu_model, virtualized, online_cpus), the benchmark CPUs and
-// pinning that differ, plus probes unavailable on one side only (their noise is missing there).
+// pinning that differ, the benchmark CPUs' mean frequency when it moved, plus probes unavailable
+// on one side only (their noise is missing there).
 std::vector<HostDifference> diff_hosts(const RunRecord& base, const RunRecord& next);
 
 }  // namespace nw::compare

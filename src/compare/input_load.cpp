@@ -100,6 +100,9 @@ InputFile parse_input_text(std::string_view text, const std::string& label) {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(fmt::format("{} is not valid JSON (byte {}): pass a benchmark report file", label, e.byte));
+  } catch (const json::exception&) {
+    // e.g. a number literal beyond double range (out_of_range.406)
+    throw Error(fmt::format("{} is not JSON that noisewatch can read (a number is out of range)", label));
   }
   return parse_input(j, label);
 }

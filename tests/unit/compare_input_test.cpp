@@ -94,6 +94,7 @@ TEST(CompareInput, BrokenFilesAreOneLineErrors) {
       {"hyperfine_duplicate.json", "twice"},
       {"not_json.json", "not valid JSON"},
       {"empty.json", "not valid JSON"},
+      {"number_overflow.json", "out of range"},  // found by the fuzzer
   };
   size_t seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(data("broken"))) {

@@ -7,6 +7,7 @@
 #include "cli/errors.h"
 #include "compare/compare.h"
 #include "compare/explanation.h"
+#include "compare/host_diff.h"
 
 namespace nw::compare {
 namespace {
@@ -72,6 +73,24 @@ TEST(CompareVerdict, DifferentMachineIsReported) {
   EXPECT_EQ(by_field["cpus"].next, "0");
   EXPECT_FALSE(by_field.count("cpu_model"));
   EXPECT_TRUE(compare_files("nw_base.json", "nw_new_noisy.json").host_diff.empty());
+}
+
+TEST(CompareVerdict, FrequencyShiftAndMissingProbesAreReported) {
+  auto base = load_input(data("nw_base.json")).benchmarks[0].record.value();
+  auto next = base;
+  for (auto& r : base.runs) r.mean_khz = 2'400'000;
+  for (auto& r : next.runs) r.mean_khz = 2'000'000;  // e.g. powersave governor or thermal limit
+  next.unavailable.push_back({"frequency", "no cpufreq"});
+  std::map<std::string, HostDifference> by_field;
+  for (const auto& h : diff_hosts(base, next)) by_field[h.field] = h;
+  ASSERT_TRUE(by_field.count("mean_mhz"));
+  EXPECT_EQ(by_field["mean_mhz"].base, "2400");
+  EXPECT_EQ(by_field["mean_mhz"].next, "2000");
+  ASSERT_TRUE(by_field.count("unavailable_probes"));
+  EXPECT_EQ(by_field["unavailable_probes"].next, "frequency");
+  for (auto& r : next.runs) r.mean_khz = 2'410'000;  // within 2 %: not worth a line
+  next.unavailable.clear();
+  EXPECT_TRUE(diff_hosts(base, next).empty());
 }
 
 TEST(CompareVerdict, FewRunsAreFlagged) {
