@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target for compare's input parsers with clang (ASan + UBSan) and runs it
+# for a bounded time, seeded with the sample inputs of the unit tests.
+#   tests/fuzz/run.sh [SECONDS=60] [WORK_DIR=build-fuzz]
+# nwcore is built with g++, so the parser sources are compiled here directly; they must not
+# depend on the libbpf skeletons. Exit status: 0 when no crash was found.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+seconds="${1:-60}"
+work="${2:-$root/build-fuzz}"
+cxx="${FUZZ_CXX:-clang++}"
+
+sources=(
+  "$here/compare_parsers_fuzz.cpp"
+  "$root"/src/compare/input_*.cpp
+  "$root/src/compare/compare.cpp"
+  "$root/src/compare/timing.cpp"
+  "$root/src/compare/noise_diff.cpp"
+  "$root/src/compare/host_diff.cpp"
+  "$root/src/compare/explanation.cpp"
+  "$root"/src/compare/render_*.cpp
+  "$root/src/record/run_record.cpp"
+  "$root/src/stats/descriptive.cpp"
+  "$root/src/stats/inference.cpp"
+)
+binary="$work/compare_parsers_fuzz"
+mkdir -p "$work/corpus" "$work/artifacts" "$work/obj"
+flags=(-std=c++20 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+       -DFMT_HEADER_ONLY -I"$root/src" -I"$root")
+
+# One object per source, compiled in parallel, rebuilt when the source or any header it may
+# include is newer: these headers (nlohmann, Boost.Math) are slow to compile under sanitizers.
+newest_header="$(ls -t "$root"/src/compare/*.h "$root"/src/stats/*.h "$root"/src/record/*.h \
+                  "$root"/src/cli/errors.h | head -1)"
+stale=()
+for src in "${sources[@]}"; do
+  obj="$work/obj/$(basename "${src%.cpp}").o"
+  if [[ ! -f "$obj" || "$src" -nt "$obj" || "$newest_header" -nt "$obj" ]]; then stale+=("$src"); fi
+done
+if (( ${#stale[@]} )); then
+  echo "fuzz: compiling ${#stale[@]} source(s) with $cxx"
+  printf '%s\n' "${stale[@]}" | xargs -P "$(nproc)" -I{} sh -c \
+    'exec "$0" "$@" -c "{}" -o "'"$work"'/obj/$(basename "{}" .cpp).o"' "$cxx" "${flags[@]}"
+fi
+objects=()
+for src in "${sources[@]}"; do objects+=("$work/obj/$(basename "${src%.cpp}").o"); done
+relink=0
+[[ -x "$binary" ]] || relink=1
+for obj in "${objects[@]}"; do [[ "$obj" -nt "$binary" ]] && relink=1; done
+if (( relink )); then
+  "$cxx" -fsanitize=fuzzer,address,undefined "${objects[@]}" -o "$binary"
+fi
+
+cp -f "$root"/tests/data/compare/*.json "$root"/tests/data/compare/broken/*.json "$work/corpus/"
+echo "fuzz: running for ${seconds}s"
+exec "$binary" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  -dict="$here/json.dict" -artifact_prefix="$work/artifacts/" -print_final_stats=1 "$work/corpus"
