@@ -210,3 +210,34 @@ TEST(RunE2E, BenchmarkStdoutStaysClean) {
 
 }  // namespace
 }  // namespace nw::e2e
+
+namespace nw::e2e {
+namespace {
+
+TEST(RunE2E, WithoutPrivilegesSaysWhatToDo) {
+  // As an unprivileged user (nobody), loading eBPF must fail with one line naming the
+  // capabilities and the setcap command, exit 125, and the benchmark must not run.
+  std::string out = temp_path("out"), err = temp_path("err");
+  pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    dup2(o, 1);
+    dup2(e, 2);
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(99);
+    execl(noisewatch().c_str(), "noisewatch", "--", "/bin/echo", "ran", (char*)nullptr);
+    _exit(98);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  std::string e = read_text(err);
+  EXPECT_EQ(shell_status(st), 125) << e;
+  EXPECT_NE(e.find("CAP_BPF"), std::string::npos) << e;
+  EXPECT_NE(e.find("setcap"), std::string::npos) << e;
+  EXPECT_EQ(read_text(out), "");
+  unlink(out.c_str());
+  unlink(err.c_str());
+}
+
+}  // namespace
+}  // namespace nw::e2e
