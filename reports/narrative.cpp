@@ -43,7 +43,12 @@ std::string headline(const NarrativeInput& in) {
                          : describe_source(top.source);
   // The exact decomposition can give a source slightly more than 100 % (the rest is then
   // negative); a headline says "100 %".
-  return fmt::format("{} — {} of the variance comes from {}", lead, format_share(std::min(top.share, 1.0)), what);
+  std::string line = fmt::format("{} — {} of the variance comes from {}", lead, format_share(std::min(top.share, 1.0)), what);
+  // A runner-up with a fifth of the variance or more is part of the story: name it too.
+  if (a.rows.size() > 1 && a.rows[1].share >= 0.2)
+    line += fmt::format(", {} from {}", format_share(a.rows[1].share),
+                        a.rows[1].source == "unexplained" ? "sources it cannot see" : describe_source(a.rows[1].source));
+  return line;
 }
 
 std::vector<std::string> warnings(const NarrativeInput& in) {

@@ -230,3 +230,20 @@ TEST(ReportAttribution, WarmupAndInterruptedRunsAreExcluded) {
 
 }  // namespace
 }  // namespace nw
+
+namespace nw {
+namespace {
+
+TEST(ReportAttribution, HeadlineNamesTheRunnerUpWhenTopIsNotMostOfIt) {
+  auto rec = test::synthetic_record(60, 0.5e6, [&](int, RunSample& r, auto& rng) {
+    r.noise.push_back(test::time_entry("preemption:backup", std::uniform_real_distribution<double>(0, 10e6)(rng)));
+    r.noise.push_back(test::time_entry("softirq:NET_RX", std::uniform_real_distribution<double>(0, 9e6)(rng)));
+  });
+  report::analyze(rec);
+  auto headline = rec.report["headline"].get<std::string>();
+  EXPECT_NE(headline.find("comes from preemption by backup, "), std::string::npos) << headline;
+  EXPECT_NE(headline.find("from softirq NET_RX"), std::string::npos) << headline;
+}
+
+}  // namespace
+}  // namespace nw
