@@ -24,6 +24,13 @@ std::optional<double> effective_ghz(double aperf, double mperf, double tsc, uint
   return tsc_ghz * aperf / mperf;
 }
 
+nw::CounterValue effective_ghz_counter(uint64_t aperf, uint64_t mperf, uint64_t tsc,
+                                       uint64_t tsc_running_ns, double scaling) {
+  auto ghz = effective_ghz(double(aperf), double(mperf), double(tsc), tsc_running_ns);
+  if (!ghz || !(scaling > 0)) return {0.0, 0, 0.0};
+  return {*ghz, uint64_t(std::llround(*ghz * 1e6)), scaling};
+}
+
 namespace {
 
 // "amd64_fam19h_zen4::INST_RETIRED:ANY_P:u=1" -> "inst_retired"

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -201,13 +200,9 @@ std::map<std::string, nw::CounterValue> Counters::read_and_close() {
     const auto& a = msr["msr/aperf/"];
     const auto& m = msr["msr/mperf/"];
     const auto& t = msr["msr/tsc/"];
-    nw::CounterValue v{0.0, 0, 0.0};
     double scaling = std::min({out["msr/aperf/"].scaling, out["msr/mperf/"].scaling,
                                out["msr/tsc/"].scaling});
-    if (auto ghz = effective_ghz(double(a.value), double(m.value), double(t.value), t.time_running_ns);
-        ghz && scaling > 0)
-      v = {*ghz, uint64_t(std::llround(*ghz * 1e6)), scaling};
-    out[kEffectiveGhz] = v;
+    out[kEffectiveGhz] = effective_ghz_counter(a.value, m.value, t.value, t.time_running_ns, scaling);
   }
   return out;
 }

@@ -77,6 +77,17 @@ TEST(CountersEffectiveGhz, TscRateTimesAperfOverMperf) {
   EXPECT_FALSE(effective_ghz(1.0, 1.0, 1.0, 0).has_value());
 }
 
+TEST(CountersEffectiveGhz, CounterValueCarriesGhzAndKhz) {
+  // Constructed from turbostat's relation for a 2.6 GHz-TSC part boosting to 3.4 GHz over
+  // 250 ms of run time: tsc = 2.6e9 * 0.25, aperf/mperf = 3.4 / 2.6.
+  auto v = effective_ghz_counter(850'000'000, 650'000'000, 650'000'000, 250'000'000, 1.0);
+  EXPECT_NEAR(v.value, 3.4, 1e-9);
+  EXPECT_EQ(v.raw, 3'400'000u);  // kHz, comparable with RunSample::mean_khz
+  EXPECT_DOUBLE_EQ(v.scaling, 1.0);
+  EXPECT_FALSE(counted(effective_ghz_counter(1, 0, 1, 1, 1.0)));     // no MPERF ticks
+  EXPECT_FALSE(counted(effective_ghz_counter(1, 1, 1, 1, 0.0)));     // never scheduled
+}
+
 TEST(CountersFindCounter, KnowsTheSpellingsOfCyclesAndInstructions) {
   CounterSet c;
   c["perf::PERF_COUNT_HW_INSTRUCTIONS:u=1"] = {100, 100, 1.0};
