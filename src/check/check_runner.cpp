@@ -33,7 +33,7 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
   nopts.attributor = attributor.get();
   try {
     report.cpus = measure_cpu_noise(ctx.targets, opts.duration_s, nopts);
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     if (!attributor) throw;
     // The probe failed to load (privileges, kernel): measure without attribution.
     report.notes.push_back(fmt::format("gap attribution unavailable: {}", e.what()));

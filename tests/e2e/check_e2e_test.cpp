@@ -198,3 +198,25 @@ TEST(CheckE2E, PeriodicWakerMakesItsCpuRankBelowTheOther) {
 }
 
 }  // namespace
+
+namespace {
+
+// Colours only on a terminal, and never with NO_COLOR: `script` gives the command a pseudo-TTY.
+TEST(CheckE2E, TextColoursOnATerminalUnlessNoColor) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script(1) not installed";
+  TempDir t;
+  auto tty = [&](const std::string& env) {
+    std::string cmd = env + " script -qec '" + kBin + " check --duration 0' /dev/null >" + t.path + "/tty 2>&1";
+    std::system(cmd.c_str());
+    return slurp(t.path + "/tty");
+  };
+  std::string coloured = tty("env -u NO_COLOR");
+  EXPECT_NE(coloured.find("\x1b["), std::string::npos) << coloured.substr(0, 300);
+  std::string plain = tty("NO_COLOR=1");
+  EXPECT_EQ(plain.find("\x1b["), std::string::npos);
+  EXPECT_NE(plain.find("virtualization"), std::string::npos);
+  auto piped = run("check --duration 0");
+  EXPECT_EQ(piped.out.find("\x1b["), std::string::npos) << "no colours into a pipe";
+}
+
+}  // namespace
