@@ -26,9 +26,11 @@ void analyze(RunRecord& rec) {
   auto line = headline(story);
 
   // Keep the runner's own warnings; replace the ones a previous analyze() added.
+  // (A saved record is user input: anything but an array of strings there is ignored.)
   std::vector<std::string> previous;
-  if (rec.report.is_object() && rec.report.contains("engine_warnings"))
-    previous = rec.report["engine_warnings"].get<std::vector<std::string>>();
+  if (rec.report.is_object() && rec.report.contains("engine_warnings") && rec.report["engine_warnings"].is_array())
+    for (const auto& w : rec.report["engine_warnings"])
+      if (w.is_string()) previous.push_back(w.get<std::string>());
   std::erase_if(rec.warnings, [&](const std::string& w) {
     return std::find(previous.begin(), previous.end(), w) != previous.end();
   });

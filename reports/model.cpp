@@ -13,6 +13,11 @@ namespace {
 // Charts show at most this many sources by name; the rest is one "other" segment.
 constexpr size_t kChartSeries = 6;
 
+// The record may come from a file: read the engine's fields defensively, never throw on a type.
+std::string string_at(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string{};
+}
+
 std::string join_command(const std::vector<std::string>& cmd) {
   std::string s;
   for (const auto& a : cmd) s += (s.empty() ? "" : " ") + a;
@@ -25,10 +30,10 @@ ReportModel build_model(const RunRecord& rec) {
   ReportModel m;
   m.command = join_command(rec.command);
   const auto& r = rec.report.is_object() ? rec.report : nlohmann::json::object();
-  m.headline = r.value("headline", std::string{});
-  m.attributable = r.value("attributable", false);
-  m.attribution_note = r.value("attribution_note", std::string{});
-  m.workload = r.value("workload", nlohmann::json::object());
+  m.headline = string_at(r, "headline");
+  m.attributable = r.contains("attributable") && r["attributable"].is_boolean() && r["attributable"].get<bool>();
+  m.attribution_note = string_at(r, "attribution_note");
+  m.workload = r.contains("workload") && r["workload"].is_object() ? r["workload"] : nlohmann::json::object();
   m.summary = rec.summary;
   for (const auto& run : rec.runs) m.warmups += run.warmup;
   m.cpus = rec.pinned && !rec.cpus.empty() ? sys::format_cpulist(rec.cpus) : "not pinned";
@@ -44,15 +49,20 @@ ReportModel build_model(const RunRecord& rec) {
     row.source = a.source;
     row.description = describe_source(a.source);
     const auto& x = a.extra.is_object() ? a.extra : nlohmann::json::object();
-    row.group = x.value("group", std::string(a.source == "unexplained" ? "unexplained" : "machine"));
-    row.kind = x.value("kind", std::string("time"));
-    row.estimated = row.kind == "count" && x.value("cost_significant", false);
+    row.group = string_at(x, "group");
+    if (row.group.empty()) row.group = a.source == "unexplained" ? "unexplained" : "machine";
+    row.kind = string_at(x, "kind");
+    if (row.kind.empty()) row.kind = a.source == "unexplained" ? "remainder" : "time";
+    row.estimated = row.kind == "count" && x.contains("cost_significant") && x["cost_significant"].is_boolean() &&
+                    x["cost_significant"].get<bool>();
     row.timed = row.kind != "remainder" && (row.kind != "count" || row.estimated);
     row.share = a.share;
     row.share_low = a.share_low;
     row.share_high = a.share_high;
     row.mean_time_ns = a.mean_time_ns;
-    row.pct_of_run = x.value("pct_of_run", rec.summary.mean_ns > 0 ? a.mean_time_ns / rec.summary.mean_ns : 0.0);
+    row.pct_of_run = x.contains("pct_of_run") && x["pct_of_run"].is_number()
+                         ? x["pct_of_run"].get<double>()
+                         : (rec.summary.mean_ns > 0 ? a.mean_time_ns / rec.summary.mean_ns : 0.0);
     row.mean_count = a.mean_count;
     row.max_ns = a.max_ns;
     if (x.contains("per_event_ns") && x["per_event_ns"].is_number()) row.per_event_ns = x["per_event_ns"].get<double>();
@@ -69,8 +79,10 @@ ReportModel build_model(const RunRecord& rec) {
   m.chart_series.assign(stolen_names.begin(), stolen_names.begin() + long(std::min(stolen_names.size(), kChartSeries)));
   if (other) m.chart_series.push_back("other");
   std::set<int> outliers;
-  if (r.contains("patterns") && r["patterns"].contains("outliers"))
-    for (const auto& o : r["patterns"]["outliers"]) outliers.insert(o.value("run", -1));
+  if (r.contains("patterns") && r["patterns"].is_object() && r["patterns"].contains("outliers") &&
+      r["patterns"]["outliers"].is_array())
+    for (const auto& o : r["patterns"]["outliers"])
+      if (o.is_object() && o.contains("run") && o["run"].is_number_integer()) outliers.insert(o["run"].get<int>());
   for (size_t i = 0; i < matrix.runs(); ++i) {
     RunBar bar;
     bar.run = matrix.run_index[i];

@@ -16,7 +16,7 @@ Format parse_format(const std::string& name) {
 }
 
 std::string render(const RunRecord& rec, Format f, bool color) {
-  bool analyzed = rec.report.is_object() && rec.report.contains("headline");
+  bool analyzed = rec.report.is_object() && rec.report.contains("headline") && rec.report["headline"].is_string();
   RunRecord copy;
   if (!analyzed) {
     copy = rec;

@@ -90,5 +90,15 @@ TEST_F(ReportCli, MissingFileUnknownFormatUnwritableOutput) {
   EXPECT_EQ(run({"report"}), kExitOwnError);
 }
 
+TEST_F(ReportCli, StrangeEngineFieldsInASavedRecordAreRecomputed) {
+  auto j = nlohmann::json::parse(read(kHog));
+  j["report"] = {{"engine_warnings", 3}, {"headline", 7}, {"patterns", {{"outliers", {1, "x"}}}}};
+  j["runs"][1]["noise"][0]["detail"] = {{"pids", "not a list"}, {"irq", "24"}};
+  auto p = write("strange.json", j.dump());
+  auto out = dir / "strange.txt";
+  EXPECT_EQ(run({"report", p, "-o", out.string()}), 0) << err;
+  EXPECT_NE(read(out).find("preemption by stress-ng"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nw

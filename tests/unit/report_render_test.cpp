@@ -145,6 +145,14 @@ TEST(ReportRender, EmptyRecordDoesNotCrash) {
   EXPECT_NE(report::render(rec, report::Format::text, false).find("No measured runs"), std::string::npos);
 }
 
+TEST(ReportRender, RenderNeverThrowsOnForeignEngineFields) {
+  auto rec = load_run_record(kRecords + "hog_alternate.json");
+  rec.report = {{"headline", "saved"}, {"attributable", "yes"}, {"workload", 1}, {"patterns", {{"outliers", {{{"run", "2"}}}}}}};
+  rec.attribution.push_back({"preemption:x", 0.5, 1e6, std::nullopt, std::nullopt, 1, 1, {{"kind", 3}, {"pct_of_run", "a"}}});
+  for (auto f : {report::Format::text, report::Format::json, report::Format::markdown, report::Format::html})
+    EXPECT_NO_THROW(report::render(rec, f, false));
+}
+
 TEST(ReportRender, ParseFormat) {
   EXPECT_EQ(report::parse_format("text"), report::Format::text);
   EXPECT_EQ(report::parse_format("json"), report::Format::json);
