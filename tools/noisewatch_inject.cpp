@@ -688,11 +688,17 @@ int score_mode(const std::string& scenario, const std::string& record_path, cons
     note("the injector saw " + std::to_string(truth.reps.size()) + " repetitions, the record has " +
          std::to_string(rec["runs"].size()));
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%zu measured runs, %zu injected; mean wall %.1f ms injected vs %.1f ms clean", measured,
-                inj_measured, mean(wall_inj), mean(wall_clean));
-  note(buf);
-  std::snprintf(buf, sizeof buf, "benchmark's own CPU time (rusage user+sys, fixed work): %.1f ms injected vs %.1f ms clean",
-                mean(cpu_inj), mean(cpu_clean));
+  if (inj_measured) {
+    std::snprintf(buf, sizeof buf, "%zu measured runs, %zu injected; mean wall %.1f ms injected vs %.1f ms clean",
+                  measured, inj_measured, mean(wall_inj), mean(wall_clean));
+    note(buf);
+    std::snprintf(buf, sizeof buf,
+                  "benchmark's own CPU time (rusage user+sys, fixed work): %.1f ms injected vs %.1f ms clean",
+                  mean(cpu_inj), mean(cpu_clean));
+  } else {
+    std::snprintf(buf, sizeof buf, "%zu measured runs, none injected; mean wall %.1f ms, own CPU time %.1f ms",
+                  measured, mean(wall_clean), mean(cpu_clean));
+  }
   note(buf);
   std::snprintf(buf, sizeof buf, "unexplained share %.3f; lost_events %llu", share_of(rec, "unexplained"),
                 (unsigned long long)rec.value("lost_events", 0ull));
