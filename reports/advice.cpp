@@ -361,6 +361,12 @@ bool speculative(const Recommendation& r) {
 
 }  // namespace
 
+std::vector<std::string> knob_ids() {
+  std::vector<std::string> ids;
+  for (const auto& k : catalogue()) ids.emplace_back(k.id);
+  return ids;
+}
+
 std::vector<Recommendation> recommend(const AdviceInput& in) {
   std::vector<int> online;
   for (int cpu = 0; cpu < in.rec.host.online_cpus; ++cpu)

@@ -25,4 +25,8 @@ struct AdviceInput {
 // `unexplained` by share, then advice on the measurement itself (warm-up, more runs).
 std::vector<Recommendation> recommend(const AdviceInput& in);
 
+// Every knob of the catalogue, in catalogue order (ids of per-process/per-IRQ knobs are prefixes:
+// "stop-process" yields "stop-process:<comm>").
+std::vector<std::string> knob_ids();
+
 }  // namespace nw::report

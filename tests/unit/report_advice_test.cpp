@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "report_synthetic.h"
+#include "reports/advice.h"
 #include "reports/report.h"
 
 namespace nw {
@@ -163,6 +164,34 @@ TEST(ReportAdvice, VirtualMachineSuggestsADedicatedHost) {
   report::analyze(rec);
   EXPECT_NE(find_rec(rec, "dedicated-host"), nullptr);
   EXPECT_EQ(find_rec(rec, "aslr-off"), nullptr);  // the host explains it first
+}
+
+TEST(ReportAdvice, CatalogueHasEveryKnobOfTheIssue) {
+  auto ids = report::knob_ids();
+  for (const char* id : {"pin-cpu", "quieter-cpu", "isolcpus", "nohz-full", "rcu-nocbs", "irqaffinity", "kthread-cpus",
+                         "move-irq", "irqbalance", "workqueue-cpumask", "stop-process", "performance-governor",
+                         "turbo-off", "smt-off", "aslr-off", "clean-env", "transparent-hugepages", "nmi-watchdog",
+                         "sched-fifo", "nice", "c-states", "dedicated-host", "fix-inputs", "more-warmup"})
+    EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end()) << "duplicate knob id";
+}
+
+TEST(ReportAdvice, FrequencyKnobs) {
+  auto rec = test::synthetic_record(20, 0.2e6, [](int i, RunSample& r, auto&) {
+    double khz = (i % 2) ? 2.0e6 : 3.0e6;
+    r.mean_khz = khz;
+    r.wall_ns = uint64_t(1e9 * (3.0e6 / khz - 1));
+  });
+  report::analyze(rec);
+  const auto* gov = find_rec(rec, "performance-governor");
+  ASSERT_NE(gov, nullptr);
+  EXPECT_TRUE(any_command_contains(*gov, "cpupower frequency-set -g performance"));
+  EXPECT_TRUE(any_command_contains(*gov, "cpu1/cpufreq/cpuinfo_max_freq"));
+  const auto* turbo = find_rec(rec, "turbo-off");
+  ASSERT_NE(turbo, nullptr);
+  EXPECT_TRUE(any_command_contains(*turbo, "intel_pstate/no_turbo"));
+  EXPECT_EQ(turbo->addresses, std::vector<std::string>{"frequency"});
 }
 
 TEST(ReportAdvice, QuotesTheCommandForTheShell) {
