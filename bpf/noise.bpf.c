@@ -139,7 +139,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   __u32 sib = sibling_of(cpu);
 
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it.
-  if (!pi && (s->waiting > 0 || watched(cpu)) && s->mark_ts) {
+  // That includes one benchmark thread keeping another waiting: preemption:<benchmark comm>,
+  // which the report engine books as the workload's own doing, not the machine's.
+  if ((pi ? s->waiting > 0 : (s->waiting > 0 || watched(cpu))) && s->mark_ts) {
     __u64 span = now - s->mark_ts;
     __u64 nested = s->stolen_total - s->mark_stolen;
     span = span > nested ? span - nested : 0;
