@@ -24,6 +24,14 @@ std::string status_cell(Status s, bool color) {
   return text;
 }
 
+// 850 ns, 12.3 us, 4.5 ms, 1.20 s: readable at every scale the gaps come in.
+std::string duration(uint64_t ns) {
+  if (ns < 1000) return fmt::format("{} ns", ns);
+  if (ns < 1'000'000) return fmt::format("{:.1f} us", double(ns) / 1e3);
+  if (ns < 1'000'000'000) return fmt::format("{:.1f} ms", double(ns) / 1e6);
+  return fmt::format("{:.2f} s", double(ns) / 1e9);
+}
+
 std::string cpus_cell(const std::vector<int>& cpus) { return cpus.empty() ? "-" : sys::format_cpulist(cpus); }
 
 }  // namespace
@@ -44,15 +52,15 @@ std::string render_text(const CheckReport& report, bool color) {
 
   if (!report.cpus.empty()) {
     out += "\nMeasured noise (a spinning thread per CPU; gaps between clock reads):\n";
-    out += fmt::format("  {:>4} {:>12} {:>12} {:>8}  {}\n", "CPU", "noise ppm", "max gap us", "gaps", "top sources");
+    out += fmt::format("  {:>4} {:>12} {:>12} {:>8}  {}\n", "CPU", "noise ppm", "max gap", "gaps", "top sources");
     for (const auto& c : rank_cpus(report.cpus)) {
       std::string sources;
       for (const auto& s : c.top_sources) {
         if (!sources.empty()) sources += ", ";
-        sources += fmt::format("{} {:.1f} us", s.source, double(s.time_ns) / 1000.0);
+        sources += fmt::format("{} {}", s.source, duration(s.time_ns));
       }
-      out += fmt::format("  {:>4} {:>12.0f} {:>12.1f} {:>8}  {}\n", c.cpu, c.noise_ppm, double(c.max_gap_ns) / 1000.0,
-                         c.gaps, sources.empty() ? "-" : sources);
+      out += fmt::format("  {:>4} {:>12.0f} {:>12} {:>8}  {}\n", c.cpu, c.noise_ppm, duration(c.max_gap_ns), c.gaps,
+                         sources.empty() ? "-" : sources);
     }
   }
   if (report.recommended_cpu)

@@ -220,3 +220,35 @@ TEST(CheckE2E, TextColoursOnATerminalUnlessNoColor) {
 }
 
 }  // namespace
+
+namespace {
+
+// With the eBPF probe, the gaps on the waker's CPU are charged to the waker by name.
+TEST(CheckE2E, GapsAreAttributedToTheWaker) {
+  ASSERT_TRUE(std::filesystem::exists(kWaker)) << "build the check_waker target first";
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl(kWaker.c_str(), "check_waker", "1", "100", "10", "5", "2", (char*)nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 500 && !is_fifo(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  auto r = run("check --cpu 1 --duration 1 --priority fifo:1 --format json");
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["cpus"].size(), 1u);
+  const auto& cpu = j["cpus"][0];
+  ASSERT_TRUE(cpu.contains("top_sources")) << j.value("notes", nlohmann::json::array()).dump();
+  uint64_t waker_ns = 0, total_ns = 0;
+  for (const auto& s : cpu["top_sources"]) {
+    total_ns += s["time_ns"].get<uint64_t>();
+    if (s["source"] == "preemption:check_waker") waker_ns = s["time_ns"].get<uint64_t>();
+  }
+  EXPECT_GT(waker_ns, 0u) << cpu["top_sources"].dump();
+  // The waker is the largest single source of the gaps it causes.
+  for (const auto& s : cpu["top_sources"])
+    if (s["source"] != "preemption:check_waker" && s["source"] != "hardware/hypervisor")
+      EXPECT_LE(s["time_ns"].get<uint64_t>(), waker_ns) << s.dump();
+}
+
+}  // namespace
