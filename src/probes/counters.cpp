@@ -74,20 +74,27 @@ Counters::Counters(std::vector<std::string> events) {
     if (name.empty()) throw Error("empty event name in the event list (see `noisewatch events`)");
     if (!seen.insert(name).second) throw Error(fmt::format("event '{}' is listed twice", name));
   }
+  // Every name is resolved before any is opened: a typo is reported as such, not hidden
+  // behind a permission error on an earlier event.
+  std::vector<std::optional<ResolvedEvent>> resolved_names;
   for (const auto& name : events) {
-    requested_.push_back(name);
-    if (name == kEffectiveGhz) {
-      add_effective_ghz();
-      continue;
-    }
     std::optional<ResolvedEvent> ev;
-    if (auto parts = split_sysfs_name(name))
-      ev = sysfs_resolve(name, parts->first, parts->second);
+    if (name != kEffectiveGhz) {
+      if (auto parts = split_sysfs_name(name))
+        ev = sysfs_resolve(name, parts->first, parts->second);
+      else
+        ev = pfm_resolve(name);
+      if (!ev) throw Error(unknown_event(name));
+      ev->name = name;
+    }
+    resolved_names.push_back(std::move(ev));
+  }
+  for (size_t i = 0; i < events.size(); ++i) {
+    requested_.push_back(events[i]);
+    if (resolved_names[i])
+      add(std::move(*resolved_names[i]), false);
     else
-      ev = pfm_resolve(name);
-    if (!ev) throw Error(unknown_event(name));
-    ev->name = name;
-    add(std::move(*ev), false);
+      add_effective_ghz();
   }
 
   std::vector<ResolvedEvent> resolved;

@@ -54,6 +54,16 @@ TEST(CountersClass, UnknownEventNamesTheEvent) {
   EXPECT_THROW(Counters({"nopmu/nothing/"}), nw::Error);
 }
 
+TEST(CountersClass, TyposAreReportedBeforeAnythingIsOpened) {
+  // As an unprivileged user task-clock could not be opened; the typo must still be what is said.
+  try {
+    Counters c({"task-clock", "instructons"});
+    FAIL() << "expected nw::Error";
+  } catch (const nw::Error& e) {
+    EXPECT_STREQ(e.what(), "unknown event 'instructons' (see `noisewatch events`)");
+  }
+}
+
 TEST(CountersClass, DuplicateOrEmptyNamesAreErrors) {
   EXPECT_THROW(Counters({""}), nw::Error);
   try {
