@@ -127,6 +127,9 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
       }
     }
     if (ns > 0) s.mean_khz = khz_ns / ns;
+    // Without cpufreq events, APERF/MPERF (when the PMU has them) still say how fast it ran.
+    if (auto it = s.counters.find(probes::kEffectiveGhz); !s.mean_khz && it != s.counters.end() && it->second.raw)
+      s.mean_khz = double(it->second.raw);
     if (r.forwarded_signal) {
       s.interrupted = true;
       rec.interrupted = true;
