@@ -40,6 +40,13 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
     nopts.attributor = nullptr;
     report.cpus = measure_cpu_noise(ctx.targets, opts.duration_s, nopts);
   }
+  // Ordinary threads that the load balancer spreads over every CPU hide what differs per CPU.
+  bool all_busy = !report.cpus.empty() && opts.policy == 0;
+  for (const auto& c : report.cpus) all_busy = all_busy && c.noise_ppm > 200'000;
+  if (all_busy)
+    report.notes.push_back(
+        "every CPU lost over 20% to other work: the ranking mostly reflects that load; --priority fifo:1 shows what "
+        "is bound to each CPU (IRQs, pinned threads)");
   auto hk = housekeeping_cpus(ctx.topo.online, ctx.isolated.value_or(std::vector<int>{}));
   if (auto choice = recommend_cpu(report.cpus, hk)) {
     report.recommended_cpu = choice->cpu;
