@@ -14,13 +14,20 @@ bool is_count_source(const std::string& s) { return s == "migration" || s == "fa
 // several processes over the repetitions (e.g. one kworker per run).
 void merge_detail(nlohmann::json& into, const nlohmann::json& d) {
   if (!d.is_object()) return;
+  auto add_pid = [&](const nlohmann::json& pid) {
+    auto& pids = into["pids"];
+    if (!pids.is_array()) pids = nlohmann::json::array();
+    if (std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
+  };
   for (const auto& [k, v] : d.items()) {
-    if (k == "pid") {
-      auto& pids = into["pids"];
-      if (!pids.is_array()) pids = nlohmann::json::array();
-      if (std::find(pids.begin(), pids.end(), v) == pids.end()) pids.push_back(v);
+    if (k == "pid") add_pid(v);
+    if (k == "pids") {
+      if (v.is_array())
+        for (const auto& pid : v) add_pid(pid);
+      continue;
     }
-    if (k == "from" || k == "to") continue;  // per-migration endpoints: not a property of the source
+    // Per-migration endpoints and paths are properties of one event, not of the source.
+    if (k == "from" || k == "to" || k == "paths") continue;
     if (!into.contains(k)) into[k] = v;
   }
 }

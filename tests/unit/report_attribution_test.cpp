@@ -154,6 +154,17 @@ TEST(ReportAttribution, SumsMigrationEntriesOfOneRun) {
   EXPECT_EQ(m.sources[0].count, std::vector<double>(5, 5.0));
 }
 
+TEST(ReportAttribution, MergesPidsOverRuns) {
+  auto rec = test::synthetic_record(3, 1e6, [&](int i, RunSample& r, auto&) {
+    // The runner reports "pid" and, for a comm seen as several processes, "pids".
+    r.noise.push_back({"preemption:cc1plus", 1, 1000, 1000, {{"pid", 10 + i}, {"pids", {10 + i, 20 + i}}}});
+  });
+  auto m = report::collect_sources(rec);
+  ASSERT_EQ(m.sources.size(), 1u);
+  EXPECT_EQ(m.sources[0].detail["pids"], nlohmann::json({10, 20, 11, 21, 12, 22}));
+  EXPECT_EQ(m.sources[0].detail["pid"], 10);
+}
+
 TEST(ReportAttribution, StealFromRunFieldWhenNoEntry) {
   auto rec = test::synthetic_record(20, 0.5e6, [&](int i, RunSample& r, auto&) {
     r.steal_ns = uint64_t((i % 4) * 3e6);
