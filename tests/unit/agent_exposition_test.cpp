@@ -96,8 +96,9 @@ AgentMetrics sample_metrics() {
 
 TEST(AgentExposition, WholePageMatchesTheGoldenFile) {
   std::string text = render_metrics(sample_metrics());
-  if (std::getenv("NW_UPDATE_GOLDEN")) std::ofstream(golden_path()) << text;
-  EXPECT_EQ(text, slurp(golden_path())) << "regenerate with NW_UPDATE_GOLDEN=1 after checking the diff";
+  // Its own variable: a shared one would let a stale build elsewhere rewrite this golden.
+  if (std::getenv("NW_UPDATE_AGENT_GOLDEN")) std::ofstream(golden_path()) << text;
+  EXPECT_EQ(text, slurp(golden_path())) << "regenerate with NW_UPDATE_AGENT_GOLDEN=1 after checking the diff";
 }
 
 TEST(AgentExposition, EverySeriesHasOneHelpAndTypeAndCountersEndInTotal) {
