@@ -74,6 +74,7 @@ bool Sysroot::is_dir(std::string_view abs) const {
 }
 
 std::vector<std::string> Sysroot::list_dir(std::string_view abs) const {
+  if (auto it = listings_.find(std::string(abs)); it != listings_.end()) return it->second;
   std::vector<std::string> names;
   std::error_code ec;
   fs::directory_iterator it(path(abs), ec), end;
@@ -84,6 +85,7 @@ std::vector<std::string> Sysroot::list_dir(std::string_view abs) const {
     names.push_back(it->path().filename().string());
   }
   std::sort(names.begin(), names.end());
+  listings_[std::string(abs)] = names;
   return names;
 }
 

@@ -31,7 +31,8 @@ class Sysroot {
   std::optional<long long> read_int(std::string_view abs) const;
   bool exists(std::string_view abs) const;
   bool is_dir(std::string_view abs) const;
-  // Names of the entries of a directory, sorted; empty when absent.
+  // Names of the entries of a directory, sorted; empty when absent. Listed once: later calls
+  // give the same answer, as file reads do, so that one check sees one state of /proc.
   std::vector<std::string> list_dir(std::string_view abs) const;
   // Records every regular file below `abs` (up to `depth` levels) for the snapshot, for inputs
   // read by a library (hwloc) rather than through this class.
@@ -45,6 +46,7 @@ class Sysroot {
   std::string root_;
   mutable std::map<std::string, std::string> files_;
   mutable std::set<std::string> dirs_;
+  mutable std::map<std::string, std::vector<std::string>> listings_;
 };
 
 // Writes what `src` read under `dir` (dir/proc/..., dir/sys/...). Throws nw::Error on failure.
