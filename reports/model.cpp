@@ -98,7 +98,12 @@ ReportModel build_model(const RunRecord& rec) {
     }
     m.runs.push_back(std::move(bar));
   }
-  m.fastest_ns = matrix.runs() ? *std::min_element(matrix.wall_ns.begin(), matrix.wall_ns.end()) : 0;
+  for (size_t i = 0; i < m.runs.size(); ++i) {
+    double stolen = 0;
+    for (double v : m.runs[i].stolen_ns) stolen += v;
+    double own = std::max(0.0, m.runs[i].wall_ns - stolen);
+    m.baseline_ns = i == 0 ? own : std::min(m.baseline_ns, own);
+  }
   return m;
 }
 

@@ -53,7 +53,9 @@ struct ReportModel {
   // Charts: stolen time per run for the top sources, the rest summed as "other".
   std::vector<std::string> chart_series;
   std::vector<RunBar> runs;
-  double fastest_ns = 0;
+  // The undisturbed run time: min over runs of (wall - stolen). Wall time above it is what the
+  // noise cost each run, on the same scale as the stolen-time bars.
+  double baseline_ns = 0;
 };
 
 ReportModel build_model(const RunRecord& analyzed);

@@ -63,7 +63,7 @@ std::string render_html(const ReportModel& m) {
                    esc(format_percent(s.cv, 2)));
 
   h += "<h2>Stolen time per run</h2>\n";
-  h += "<p class=\"legend\"><span><i style=\"background:#9e9e9e\"></i>wall time over the fastest run</span>";
+  h += "<p class=\"legend\"><span><i style=\"background:#9e9e9e\"></i>wall time over the undisturbed time (min of wall − stolen)</span>";
   for (size_t i = 0; i < m.chart_series.size(); ++i)
     h += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", series_color(i, m.chart_series[i]),
                      esc(m.chart_series[i]));

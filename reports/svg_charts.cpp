@@ -48,7 +48,7 @@ std::string runs_chart_svg(const ReportModel& m) {
   for (const auto& r : m.runs) {
     double stolen = 0;
     for (double v : r.stolen_ns) stolen += v;
-    ymax = std::max({ymax, stolen, r.wall_ns - m.fastest_ns});
+    ymax = std::max({ymax, stolen, r.wall_ns - m.baseline_ns});
   }
   if (ymax <= 0) ymax = 1;
   auto y = [&](double v) { return top + ph - v / ymax * ph; };
@@ -69,9 +69,9 @@ std::string runs_chart_svg(const ReportModel& m) {
   for (size_t i = 0; i < n; ++i) {
     const auto& r = m.runs[i];
     double x0 = left + group * double(i) + group * 0.08;
-    double excess = r.wall_ns - m.fastest_ns;
+    double excess = r.wall_ns - m.baseline_ns;
     s += fmt::format("<rect class=\"wall\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
-                     "<title>run {}: wall {} (+{} over the fastest)</title></rect>\n",
+                     "<title>run {}: wall {} (+{} over the undisturbed time)</title></rect>\n",
                      x0, y(excess), bar, y(0) - y(excess), kWall, r.run, escape_xml(format_duration(r.wall_ns)),
                      escape_xml(format_duration(excess)));
     double base = 0;

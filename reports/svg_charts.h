@@ -10,7 +10,7 @@ namespace nw::report {
 std::string series_color(size_t i, const std::string& name);
 std::string escape_xml(const std::string& s);
 
-// Per run: how much slower than the fastest run it was (grey) next to the stolen time by
+// Per run: how much slower than the undisturbed time it was (grey) next to the stolen time by
 // source (stacked), on one time axis, so the eye can match the two.
 std::string runs_chart_svg(const ReportModel& m);
 // Share of the variance per source, with the bootstrap interval as a whisker.
