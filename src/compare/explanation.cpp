@@ -1,5 +1,6 @@
 #include "compare/explanation.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -24,15 +25,40 @@ std::string join_phrases(const std::vector<std::string>& parts) {
   return out + " and " + parts.back();
 }
 
-// "more preemption by X and more IRQ time from Y", at most three named, the rest counted.
-// From BASE's side (as_base) a source that shrank in NEW is one BASE had "more" of.
+// Sources of one category read better together: "preemption by A, B and C".
+struct Phrase {
+  bool more = true;
+  std::string category, lead, tail;
+  std::vector<std::string> names;  // empty: `lead` is the whole description
+};
+
+Phrase phrase_for(const NoiseChange& c, bool more) {
+  std::string category = c.source.substr(0, c.source.find(':'));
+  std::string name = after_colon(c.source);
+  if (category == "preemption") return {more, category, "preemption by ", "", {name}};
+  if (category == "irq") return {more, category, "IRQ time from ", "", {name}};
+  if (category == "smt") return {more, category, "SMT-sibling load from ", "", {name}};
+  if (category == "softirq") return {more, category, "", " softirq time", {name}};
+  return {more, c.source, describe_source(c.source), "", {}};
+}
+
+// "more preemption by X and Y and more IRQ time from Z", at most three sources named, the rest
+// counted. From BASE's side (as_base) a source that shrank in NEW is one BASE had "more" of.
 std::string list_changes(const std::vector<const NoiseChange*>& changes, bool as_base = false) {
-  std::vector<std::string> parts;
+  std::vector<Phrase> phrases;
   for (size_t i = 0; i < changes.size() && i < 3; ++i) {
-    bool more = (changes[i]->change_ns > 0) != as_base;
-    parts.push_back(fmt::format("{} {}", more ? "more" : "less", describe_source(changes[i]->source)));
+    Phrase p = phrase_for(*changes[i], (changes[i]->change_ns > 0) != as_base);
+    auto same = std::find_if(phrases.begin(), phrases.end(), [&](const Phrase& q) {
+      return !q.names.empty() && !p.names.empty() && q.more == p.more && q.category == p.category;
+    });
+    if (same != phrases.end()) same->names.push_back(p.names[0]);
+    else phrases.push_back(std::move(p));
   }
-  if (changes.size() > 3) parts.push_back(fmt::format("{} other sources", changes.size() - 3));
+  std::vector<std::string> parts;
+  for (const auto& p : phrases)
+    parts.push_back(fmt::format("{} {}{}{}", p.more ? "more" : "less", p.lead, join_phrases(p.names), p.tail));
+  if (size_t rest = changes.size() > 3 ? changes.size() - 3 : 0)
+    parts.push_back(fmt::format("{} other source{}", rest, rest > 1 ? "s" : ""));
   return join_phrases(parts);
 }
 

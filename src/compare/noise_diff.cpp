@@ -20,9 +20,6 @@ struct PerRun {
 // take the field only when there is no "steal" entry, so it is never counted twice.
 uint64_t steal_fallback(const RunSample& r) { return r.find("steal") ? 0 : r.steal_ns; }
 
-// "blocking" is time the benchmark chose to be off-CPU and "unexplained" (if a report carries it)
-// is a residual, not a source: neither explains a timing change as noise.
-bool identified_stolen(const std::string& source) { return source != "blocking" && source != "unexplained"; }
 
 std::map<std::string, PerRun> per_source(const RunRecord& rec, const std::set<std::string>& sources) {
   std::map<std::string, PerRun> out;
@@ -46,6 +43,8 @@ void collect_sources(const RunRecord& rec, std::set<std::string>& out) {
 }
 
 }  // namespace
+
+bool identified_stolen(const std::string& source) { return source != "blocking" && source != "unexplained"; }
 
 bool is_material(const NoiseChange& c) {
   return c.significant && std::fabs(c.change_points) >= kMaterialPoints;

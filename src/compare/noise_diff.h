@@ -17,6 +17,10 @@ std::vector<NoiseChange> diff_noise(const RunRecord& base, const RunRecord& next
 // what the benchmark would have taken undisturbed, as far as the probes saw.
 std::vector<double> undisturbed_times(const RunRecord& rec);
 
+// "blocking" is time the benchmark chose to be off-CPU and "unexplained" (if a report carries it)
+// is a residual, not a source: neither explains a timing change as noise.
+bool identified_stolen(const std::string& source);
+
 // A change counts in the explanation when it is significant and at least this many points.
 inline constexpr double kMaterialPoints = 0.1;
 bool is_material(const NoiseChange& c);

@@ -8,6 +8,7 @@
 #include "compare/compare.h"
 #include "compare/explanation.h"
 #include "compare/host_diff.h"
+#include "compare/noise_diff.h"
 
 namespace nw::compare {
 namespace {
@@ -147,6 +148,79 @@ TEST(CompareVerdict, FailAboveOnlyWhenSignificantlySlowerByMore) {
   o.fail_above_percent = 0;
   EXPECT_FALSE(compare_files("nw_base.json", "nw_new_other_kernel.json", o).fail_above_exceeded());
   EXPECT_FALSE(compare_files("nw_new_noisy.json", "nw_base.json", o).fail_above_exceeded());  // faster
+}
+
+// The sentence's other branches, on hand-built comparisons: 4 % slower with various noise changes.
+BenchmarkComparison slower_by_four_percent(std::vector<NoiseChange> noise) {
+  BenchmarkComparison c;
+  c.name = "bench";
+  c.base.runs = c.next.runs = 20;
+  c.timing.verdict = Verdict::slower;
+  c.timing.ratio = 1.04;
+  c.timing.ci_low = 1.03;
+  c.timing.ci_high = 1.05;
+  c.timing.p_value = 0.0001;
+  c.timing.significant = true;
+  c.has_noise = true;
+  c.noise_diff = std::move(noise);
+  c.new_cpus = {2};
+  c.noise_explained_points = explained_points(c);
+  return c;
+}
+
+NoiseChange change(const char* source, double points, bool significant) {
+  NoiseChange n;
+  n.source = source;
+  n.change_points = points;
+  n.change_ns = points * 1e4;  // BASE median 1 ms
+  n.significant = significant;
+  n.stolen = identified_stolen(source);
+  n.p_value = significant ? 0.001 : 0.5;
+  return n;
+}
+
+TEST(CompareVerdict, PartlyNoiseSplitsThePoints) {
+  auto c = slower_by_four_percent({change("irq:nvme0q3", 1.0, true), change("softirq:NET_RX", 0.5, false)});
+  EXPECT_DOUBLE_EQ(c.noise_explained_points, 1.0);  // the insignificant change does not count
+  std::string s = explain(c, Options{});
+  EXPECT_TRUE(contains(s, "NEW is 4.0 % slower (95 % CI 3.0–5.0 %, p < 0.001)")) << s;
+  EXPECT_TRUE(contains(s, "1.0 points of that coincide with more IRQ time from nvme0q3 on CPU 2, the other 3.0 "
+                          "points are likely in the benchmark")) << s;
+}
+
+TEST(CompareVerdict, MostlyNoiseIsLikelyNoise) {
+  auto c = slower_by_four_percent({change("preemption:stress-ng", 3.0, true), change("steal", 0.2, true)});
+  std::string s = explain(c, Options{});
+  EXPECT_TRUE(contains(s, "3.2 points of that coincide with more preemption by stress-ng and more hypervisor "
+                          "steal on CPU 2: likely noise")) << s;
+}
+
+TEST(CompareVerdict, SourcesOfOneCategoryAreNamedTogether) {
+  auto c = slower_by_four_percent({change("preemption:stress-ng", 2.0, true), change("irq:eth0", 0.5, true),
+                                   change("preemption:cc1plus", 1.0, true), change("steal", 0.2, true)});
+  std::string s = explain(c, Options{});
+  EXPECT_TRUE(contains(s, "coincide with more preemption by stress-ng and cc1plus, more IRQ time from eth0 and "
+                          "1 other source on CPU 2")) << s;
+}
+
+TEST(CompareVerdict, NoiseFallingWhileSlowerPointsAtTheCode) {
+  auto c = slower_by_four_percent({change("irq:local_timer", -0.5, true), change("blocking", 2.0, true)});
+  std::string s = explain(c, Options{});  // blocking is the benchmark's own choice, not noise
+  EXPECT_TRUE(contains(s, "the noise moved the other way (less IRQ time from local_timer)")) << s;
+  EXPECT_TRUE(contains(s, "the slowdown is in the benchmark")) << s;
+}
+
+TEST(CompareVerdict, UnchangedTimingWithChangedNoiseSaysSo) {
+  auto c = slower_by_four_percent({change("preemption:cc1plus", 2.0, true)});
+  c.timing.verdict = Verdict::no_change;
+  c.timing.significant = false;
+  c.timing.ratio = 1.002;
+  c.timing.ci_low = 0.99;
+  c.timing.ci_high = 1.01;
+  c.timing.p_value = 0.4;
+  std::string s = explain(c, Options{});
+  EXPECT_TRUE(contains(s, "No significant change: NEW is 0.2 % slower (95 % CI -1.0 to +1.0 %, p = 0.400)")) << s;
+  EXPECT_TRUE(contains(s, "but the noise changed (more preemption by cc1plus in NEW)")) << s;
 }
 
 TEST(CompareVerdict, SourceDescriptions) {
