@@ -184,7 +184,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     }
   }
 
-  // 4. The task arriving.
+  // 4. The task arriving. A CPU that goes idle has nothing runnable queued, so no tracked task
+  // can be waiting on it: clearing the count here bounds the damage of any missed hand-over
+  // (a move path without a tracepoint) to one busy period instead of the rest of the run.
+  if (next_pid == 0) s->waiting = 0;
   if (ni) {
     if (ni->phase == NW_PHASE_WAITING) wait_end(ni->cpu);
     ni->phase = NW_PHASE_RUNNING;
