@@ -3,7 +3,7 @@
 # does nothing (and needs no network) when everything is already there.
 set -euo pipefail
 PKGS=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libelf-dev
-      zlib1g-dev libpfm4-dev libboost-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+      zlib1g-dev libclang-rt-14-dev libpfm4-dev libboost-dev libfmt-dev nlohmann-json3-dev libcli11-dev
       libhwloc-dev libgtest-dev libgmock-dev stress-ng linux-perf prometheus chromium)
 missing=()
 for p in "${PKGS[@]}"; do
