@@ -1,6 +1,10 @@
 // Runner pieces that need no kernel: merging probe events, steal parsing, CPU choice, lookup.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <string>
 
 #include "runner/command_lookup.h"
 #include "runner/cpu_choice.h"
@@ -73,7 +77,15 @@ TEST(CommandLookup, ReportsLikeAShell) {
   EXPECT_EQ(lookup_command("/nonexistent/x").status, 127);
   EXPECT_EQ(lookup_command("no-such-command-nw").status, 127);
   EXPECT_EQ(lookup_command("/").status, 126);
-  EXPECT_EQ(lookup_command("/etc/hostname").status, 126);
+  // A regular file without execute bits (root included: access(X_OK) needs one x bit).
+  std::string plain = "/tmp/nw-runner-test-" + std::to_string(getpid());
+  FILE* f = fopen(plain.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs("#!/bin/sh\n", f);
+  fclose(f);
+  chmod(plain.c_str(), 0644);
+  EXPECT_EQ(lookup_command(plain).status, 126);
+  unlink(plain.c_str());
 }
 
 }  // namespace
