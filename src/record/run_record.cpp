@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <type_traits>
 #include <sstream>
 #include <stdexcept>
 
@@ -149,14 +151,38 @@ json to_json(const RunRecord& rec) {
 namespace {
 
 // Reads an optional field with a type check; the error names the JSON path so users can fix it.
+// Integers are range-checked: converting an out-of-range JSON number (1e70, -1 into a count)
+// to an integer type is undefined behaviour, and a corrupt file must only ever be an error.
+template <typename T>
+T checked_integer(const json& v, const std::string& what) {
+  if (!v.is_number()) throw std::runtime_error(fmt::format("{} has the wrong type ({})", what, v.type_name()));
+  long double x = v.is_number_unsigned() ? (long double)v.get<uint64_t>()
+                  : v.is_number_integer() ? (long double)v.get<int64_t>()
+                                          : (long double)v.get<double>();
+  if (!(x >= (long double)std::numeric_limits<T>::min() && x <= (long double)std::numeric_limits<T>::max()))
+    throw std::runtime_error(fmt::format("{} is out of range", what));
+  if (v.is_number_unsigned()) return T(v.get<uint64_t>());
+  if (v.is_number_integer()) return T(v.get<int64_t>());
+  return T(v.get<double>());
+}
+
 template <typename T>
 void get_opt(const json& j, const char* key, T& out, const std::string& where) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return;
-  try {
-    out = it->get<T>();
-  } catch (const json::exception&) {
-    throw std::runtime_error(fmt::format("{}.{} has the wrong type ({})", where, key, it->type_name()));
+  const std::string what = where + "." + key;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    out = checked_integer<T>(*it, what);
+  } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+    if (!it->is_array()) throw std::runtime_error(fmt::format("{} has the wrong type ({})", what, it->type_name()));
+    out.clear();
+    for (const auto& e : *it) out.push_back(checked_integer<int>(e, what));
+  } else {
+    try {
+      out = it->get<T>();
+    } catch (const json::exception&) {
+      throw std::runtime_error(fmt::format("{} has the wrong type ({})", what, it->type_name()));
+    }
   }
 }
 

@@ -67,3 +67,21 @@ TEST(RunRecord, RejectsForeignJson) {
 
 }  // namespace
 }  // namespace nw
+
+namespace nw {
+namespace {
+
+TEST(RunRecord, OutOfRangeNumbersAreErrorsNotUndefinedBehaviour) {
+  // Found by the fuzzer: 5e70 into a uint64 field.
+  for (const char* bad : {R"({"schema":"noisewatch.run/1","runs":[{"wall_ns":5.07e70}]})",
+                          R"({"schema":"noisewatch.run/1","runs":[{"wall_ns":-1}]})",
+                          R"({"schema":"noisewatch.run/1","runs":[{"wall_ns":1,"index":1e12}]})",
+                          R"({"schema":"noisewatch.run/1","cpus":[1e300],"runs":[]})"}) {
+    EXPECT_THROW(run_record_from_json(nlohmann::json::parse(bad)), std::runtime_error) << bad;
+  }
+  auto ok = run_record_from_json(nlohmann::json::parse(R"({"schema":"noisewatch.run/1","runs":[{"wall_ns":1.5e9}]})"));
+  EXPECT_EQ(ok.runs[0].wall_ns, 1'500'000'000u);
+}
+
+}  // namespace
+}  // namespace nw
