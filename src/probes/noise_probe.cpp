@@ -23,6 +23,7 @@
 #include "system/host_info.h"
 #include "system/cpulist.h"
 #include "system/interrupts.h"
+#include "system/monotonic_clock.h"
 
 namespace nw::probes {
 
@@ -41,12 +42,6 @@ int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args) {
   auto& log = libbpf_log();
   if (log.size() < 64 * 1024) log += buf;
   return 0;
-}
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
 }
 
 std::string last_log_line() {
@@ -210,7 +205,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     if (!cur.empty()) {
       nw_cpu_state st{};
       st.freq_khz = std::stoull(cur);
-      st.freq_ts = monotonic_ns();
+      st.freq_ts = sys::monotonic_ns();
       bpf_map_update_elem(cpus_fd, &key, &st, BPF_ANY);
     }
   }
@@ -310,7 +305,7 @@ FrequencySnapshot NoiseProbe::frequency(int cpu) const {
   uint32_t k = uint32_t(cpu);
   nw_cpu_state st{};
   if (bpf_map_lookup_elem(bpf_map__fd(impl_->skel->maps.cpus), &k, &st) != 0 || !st.freq_ts) return f;
-  uint64_t now = monotonic_ns();
+  uint64_t now = sys::monotonic_ns();
   f.known = true;
   f.changes = st.freq_changes;
   f.at_ns = now;

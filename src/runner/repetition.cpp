@@ -7,13 +7,9 @@
 
 #include <cerrno>
 
-namespace nw::runner {
+#include "system/monotonic_clock.h"
 
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
-}
+namespace nw::runner {
 
 Repetition::Repetition(boost::asio::io_context& io, boost::asio::signal_set& signals)
     : io_(io), signals_(signals) {}
@@ -26,7 +22,7 @@ ChildResult Repetition::run(HeldChild& child) {
   uint64_t end = 0;
   exit_fd.async_wait(boost::asio::posix::stream_descriptor::wait_read,
                      [&](const boost::system::error_code&) {
-                       end = monotonic_ns();
+                       end = sys::monotonic_ns();
                        exited = true;
                      });
   std::function<void(const boost::system::error_code&, int)> on_signal =
@@ -38,7 +34,7 @@ ChildResult Repetition::run(HeldChild& child) {
       };
   signals_.async_wait(on_signal);
 
-  uint64_t start = monotonic_ns();
+  uint64_t start = sys::monotonic_ns();
   child.release();
   io_.restart();
   while (!exited && io_.run_one() > 0) {
@@ -47,7 +43,7 @@ ChildResult Repetition::run(HeldChild& child) {
   signals_.cancel();
   io_.restart();
   io_.poll();  // run the cancelled handlers so none outlives this frame
-  if (!end) end = monotonic_ns();
+  if (!end) end = sys::monotonic_ns();
   r.wall_ns = end - start;
 
   int status = 0;

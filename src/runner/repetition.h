@@ -33,6 +33,4 @@ class Repetition {
   boost::asio::signal_set& signals_;
 };
 
-uint64_t monotonic_ns();
-
 }  // namespace nw::runner

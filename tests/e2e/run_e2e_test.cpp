@@ -12,12 +12,6 @@
 namespace nw::e2e {
 namespace {
 
-uint64_t run_source_time(const nlohmann::json& run, const std::string& source) {
-  for (const auto& n : run["noise"])
-    if (n["source"] == source) return n["time_ns"].get<uint64_t>();
-  return 0;
-}
-
 std::vector<uint64_t> read_numbers(const std::string& path) {
   std::vector<uint64_t> v;
   std::istringstream in(read_text(path));

@@ -84,29 +84,11 @@ inline Proc run(const std::vector<std::string>& argv) {
 
 inline nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
 
-// Sum of a source's time over the measured runs of a record.
-inline uint64_t source_time(const nlohmann::json& rec, const std::string& source, bool include_warmup = false) {
-  uint64_t t = 0;
-  for (const auto& r : rec["runs"]) {
-    if (r["warmup"].get<bool>() && !include_warmup) continue;
-    for (const auto& n : r["noise"])
-      if (n["source"] == source) t += n["time_ns"].get<uint64_t>();
-  }
-  return t;
-}
-
-// CPU time (utime + stime) of a process from /proc/PID/stat, in ns.
-inline uint64_t proc_cpu_ns(pid_t pid) {
-  std::string s = read_text("/proc/" + std::to_string(pid) + "/stat");
-  auto rp = s.rfind(')');
-  if (rp == std::string::npos) return 0;
-  std::istringstream in(s.substr(rp + 2));
-  std::string f;
-  std::vector<std::string> fields;
-  while (in >> f) fields.push_back(f);
-  // fields[0] is state (field 3); utime is field 14, stime 15.
-  uint64_t ticks = std::stoull(fields[11]) + std::stoull(fields[12]);
-  return ticks * (1'000'000'000ull / uint64_t(sysconf(_SC_CLK_TCK)));
+// A source's time in one run of a record (0 when the source did not show up).
+inline uint64_t run_source_time(const nlohmann::json& run, const std::string& source) {
+  for (const auto& n : run["noise"])
+    if (n["source"] == source) return n["time_ns"].get<uint64_t>();
+  return 0;
 }
 
 // The names of the BPF programs currently loaded (bpftool prog show).
