@@ -11,7 +11,13 @@
 //    stolen_total, and each enclosing level (softirq, preempting slice) subtracts the growth of
 //    stolen_total during its span. The same rule serves any nesting depth.
 //  - time a tracked task chose to be off-CPU is blocking, kept apart from noise.
-// Hot paths do a hash lookup or two and no allocation; nothing is streamed to user space.
+// Hot paths matter: a context-switch storm runs on_switch and on_wakeup a few hundred thousand
+// times a second, and every nanosecond there is taken from the benchmark. So: tracked tasks are
+// found in a pid-indexed array (an inlined lookup, no helper call, no hashing); blocking, idle
+// wake-ups, APIC vectors and softirqs are counted in fixed per-CPU slots; preemption records go
+// through a small per-CPU cache before the hash; task fields are read directly through BTF (no
+// bpf_probe_read calls); per-CPU configuration shares the per-CPU state's array element; and
+// nothing is streamed to user space.
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -19,14 +25,30 @@
 
 #include "noise.h"
 
+#define TASK_DEAD_STATE 0x80  // TASK_DEAD in include/linux/sched.h (a macro: not in BTF)
+
 char LICENSE[] SEC("license") = "GPL";
 
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, NW_MAX_TRACKED);
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, NW_MAX_TASK_SLOTS);  // user space: pid_max rounded up to a power of two
   __type(key, __u32);
   __type(value, struct nw_task_info);
-} tracked SEC(".maps");
+} task_slots SEC(".maps");
+
+// Tracked tasks whose slot another tracked task already holds (pids equal modulo the slot count).
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct nw_task_info);
+} task_overflow SEC(".maps");
+
+const volatile __u32 slot_mask = NW_MAX_TASK_SLOTS - 1;
+// Entries from an older generation are ignored (see struct nw_task_info).
+__u32 generation = 1;
+// Entries put in task_overflow this generation; while 0, nothing needs looking up there.
+__u32 overflow_tasks;
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -36,18 +58,25 @@ struct {
 } noise SEC(".maps");
 
 struct {
-  __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, NW_MAX_CPUS);
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, NW_FIXED_COUNT);
   __type(key, __u32);
-  __type(value, struct nw_cpu_state);
-} cpus SEC(".maps");
+  __type(value, struct nw_noise_val);
+} fixed SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, NW_PREEMPT_CACHE);
+  __type(key, __u32);
+  __type(value, struct nw_noise_entry);
+} preempt_cache SEC(".maps");
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(max_entries, NW_MAX_CPUS);
   __type(key, __u32);
-  __type(value, struct nw_cpu_config);
-} cpu_config SEC(".maps");
+  __type(value, struct nw_cpu_state);
+} cpus SEC(".maps");
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -63,19 +92,39 @@ static __always_inline struct nw_probe_stats *stats(void) {
   return bpf_map_lookup_elem(&probe_stats, &zero);
 }
 
-static __always_inline bool watched(__u32 cpu) {
-  struct nw_cpu_config *c = bpf_map_lookup_elem(&cpu_config, &cpu);
-  return c && c->watched;
-}
-
-static __always_inline __u32 sibling_of(__u32 cpu) {
-  struct nw_cpu_config *c = bpf_map_lookup_elem(&cpu_config, &cpu);
-  return c ? c->sibling : 0;
+static __always_inline struct nw_task_info *tracked_info(struct task_struct *t) {
+  __u32 pid = t->pid, idx = pid & slot_mask;
+  struct nw_task_info *ti = bpf_map_lookup_elem(&task_slots, &idx);
+  if (ti && ti->pid == pid && ti->gen == generation) return ti;
+  if (!overflow_tasks) return 0;
+  ti = bpf_task_storage_get(&task_overflow, t, 0, 0);
+  return ti && ti->gen == generation ? ti : 0;
 }
 
 // Does time taken on this CPU now delay a tracked task?
-static __always_inline bool affected(struct nw_cpu_state *s, __u32 cpu) {
-  return s->curr_tracked || s->waiting > 0 || watched(cpu);
+static __always_inline bool affected(struct nw_cpu_state *s) {
+  return s->curr_tracked || s->waiting > 0 || s->watched;
+}
+
+static __always_inline void add_to(struct nw_noise_val *v, __u64 count, __u64 time, __u64 max) {
+  v->count += count;
+  v->time_ns += time;
+  if (max > v->max_ns) v->max_ns = max;
+}
+
+static __always_inline void hash_add(struct nw_noise_key *key, __u64 count, __u64 time, __u64 max) {
+  struct nw_noise_val *v = bpf_map_lookup_elem(&noise, key);
+  if (!v) {
+    struct nw_noise_val zero = {};
+    bpf_map_update_elem(&noise, key, &zero, BPF_NOEXIST);
+    v = bpf_map_lookup_elem(&noise, key);
+    if (!v) {
+      struct nw_probe_stats *st = stats();
+      if (st) st->lost_noise_keys += count;
+      return;
+    }
+  }
+  add_to(v, count, time, max);
 }
 
 static __always_inline void record(__u32 kind, __u32 id, const char *comm, __u64 dur) {
@@ -83,31 +132,47 @@ static __always_inline void record(__u32 kind, __u32 id, const char *comm, __u64
   key.kind = kind;
   key.id = id;
   if (comm) __builtin_memcpy(key.comm, comm, NW_COMM_LEN);
-  struct nw_noise_val *v = bpf_map_lookup_elem(&noise, &key);
-  if (!v) {
-    struct nw_noise_val zero = {};
-    bpf_map_update_elem(&noise, &key, &zero, BPF_NOEXIST);
-    v = bpf_map_lookup_elem(&noise, &key);
-    if (!v) {
-      struct nw_probe_stats *st = stats();
-      if (st) st->lost_noise_keys++;
-      return;
-    }
-  }
-  v->count++;
-  v->time_ns += dur;
-  if (dur > v->max_ns) v->max_ns = dur;
+  hash_add(&key, 1, dur, dur);
+}
+
+// Sources with a fixed key (enum nw_fixed_slot). A slot is only written from one context level
+// (scheduler tracepoints, hard IRQ, or softirq), so a nested program never updates it halfway.
+static __always_inline void record_fixed(__u32 slot, __u64 dur) {
+  struct nw_noise_val *v = bpf_map_lookup_elem(&fixed, &slot);
+  if (v) add_to(v, 1, dur, dur);
 }
 
 static __always_inline void record_task(__u32 kind, struct task_struct *t, __u64 dur) {
-  char comm[NW_COMM_LEN] = {};
-  BPF_CORE_READ_STR_INTO(&comm, t, comm);
-  record(kind, BPF_CORE_READ(t, pid), comm, dur);
+  char comm[NW_COMM_LEN];
+  __builtin_memcpy(comm, t->comm, NW_COMM_LEN);
+  record(kind, t->pid, comm, dur);
 }
 
-static __always_inline __u32 task_cpu_of(struct task_struct *p) {
-  return BPF_CORE_READ(p, thread_info.cpu);
+// Preemption by task t. Called from sched_switch only (interrupts off), so the entry cannot be
+// rewritten under us; a different task evicts the entry into the hash.
+static __always_inline void record_preempt(struct task_struct *t, __u64 dur) {
+  __u32 pid = t->pid, idx = pid & (NW_PREEMPT_CACHE - 1);
+  struct nw_noise_entry *e = bpf_map_lookup_elem(&preempt_cache, &idx);
+  if (!e) return;
+  __u64 c0, c1;
+  __builtin_memcpy(&c0, t->comm, 8);
+  __builtin_memcpy(&c1, t->comm + 8, 8);
+  __u64 *k = (__u64 *)e->key.comm;
+  if (e->key.kind == NW_KIND_PREEMPT && e->key.id == pid && k[0] == c0 && k[1] == c1) {
+    add_to(&e->val, 1, dur, dur);
+    return;
+  }
+  if (e->val.count) hash_add(&e->key, e->val.count, e->val.time_ns, e->val.max_ns);
+  e->key.kind = NW_KIND_PREEMPT;
+  e->key.id = pid;
+  k[0] = c0;
+  k[1] = c1;
+  e->val.count = 1;
+  e->val.time_ns = dur;
+  e->val.max_ns = dur;
 }
+
+static __always_inline __u32 task_cpu_of(struct task_struct *p) { return p->thread_info.cpu; }
 
 static __always_inline void wait_begin(__u32 cpu, __u64 now) {
   struct nw_cpu_state *s = cpu_at(cpu);
@@ -133,22 +198,22 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   __u32 cpu = bpf_get_smp_processor_id();
   struct nw_cpu_state *s = cpu_at(cpu);
   if (!s) return 0;
-  __u32 prev_pid = BPF_CORE_READ(prev, pid), next_pid = BPF_CORE_READ(next, pid);
-  struct nw_task_info *pi = prev_pid ? bpf_map_lookup_elem(&tracked, &prev_pid) : 0;
-  struct nw_task_info *ni = next_pid ? bpf_map_lookup_elem(&tracked, &next_pid) : 0;
-  __u32 sib = sibling_of(cpu);
+  __u32 prev_pid = prev->pid, next_pid = next->pid;
+  struct nw_task_info *pi = prev_pid ? tracked_info(prev) : 0;
+  struct nw_task_info *ni = next_pid ? tracked_info(next) : 0;
+  __u32 sib = s->sibling;
 
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it.
   // That includes one benchmark thread keeping another waiting: preemption:<benchmark comm>,
   // which the report engine books as the workload's own doing, not the machine's.
-  if ((pi ? s->waiting > 0 : (s->waiting > 0 || watched(cpu))) && s->mark_ts) {
+  if ((s->waiting > 0 || (!pi && s->watched)) && s->mark_ts) {
     __u64 span = now - s->mark_ts;
     __u64 nested = s->stolen_total - s->mark_stolen;
     span = span > nested ? span - nested : 0;
     if (prev_pid == 0) {
-      if (s->waiting > 0) record(NW_KIND_WAKEUP_IDLE, 0, 0, span);
+      if (s->waiting > 0) record_fixed(NW_FIXED_WAKEUP_IDLE, span);
     } else {
-      record_task(NW_KIND_PREEMPT, prev, span);
+      record_preempt(prev, span);
     }
   }
 
@@ -172,15 +237,21 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     }
   }
 
-  // 3. The tracked task leaving: preempted (still runnable) or blocking by its own choice.
+  // 3. The tracked task leaving: preempted (still runnable) or blocking by its own choice. A task
+  // preempted while it was getting ready to sleep (state already set, `preempt` true) is still on
+  // the runqueue, so it waits; __schedule() counts that switch as involuntary too.
   if (pi) {
     pi->ts = now;
     pi->cpu = cpu;
-    if (prev_state == 0) {  // TASK_RUNNING
+    struct nw_probe_stats *st = stats();
+    if (preempt || prev_state == 0) {  // TASK_RUNNING
       pi->phase = NW_PHASE_WAITING;
       __sync_fetch_and_add(&s->waiting, 1);
+      if (st) st->switches_involuntary++;
     } else {
       pi->phase = NW_PHASE_BLOCKED;
+      if (st) st->switches_voluntary++;
+      if (prev_state & TASK_DEAD_STATE) pi->gen = 0;  // a process leader's last switch (on_exit)
     }
   }
 
@@ -200,18 +271,17 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     s->tracked_since = 0;
   }
   s->curr_pid = next_pid;
-  if (sib) BPF_CORE_READ_STR_INTO(&s->curr_comm, next, comm);
+  if (sib) __builtin_memcpy(s->curr_comm, next->comm, NW_COMM_LEN);
   s->mark_ts = now;
   s->mark_stolen = s->stolen_total;
   return 0;
 }
 
 static __always_inline int on_wake(struct task_struct *p) {
-  __u32 pid = BPF_CORE_READ(p, pid);
-  struct nw_task_info *ti = bpf_map_lookup_elem(&tracked, &pid);
+  struct nw_task_info *ti = tracked_info(p);
   if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING) return 0;
   __u64 now = bpf_ktime_get_ns();
-  if (ti->phase == NW_PHASE_BLOCKED && ti->ts && now > ti->ts) record(NW_KIND_BLOCK, 0, 0, now - ti->ts);
+  if (ti->phase == NW_PHASE_BLOCKED && ti->ts && now > ti->ts) record_fixed(NW_FIXED_BLOCK, now - ti->ts);
   ti->phase = NW_PHASE_WAITING;
   ti->ts = now;
   ti->cpu = task_cpu_of(p);
@@ -227,8 +297,7 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p) { return on_wake(p); }
 
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu) {
-  __u32 pid = BPF_CORE_READ(p, pid);
-  struct nw_task_info *ti = bpf_map_lookup_elem(&tracked, &pid);
+  struct nw_task_info *ti = tracked_info(p);
   if (!ti) return 0;
   __u32 from = task_cpu_of(p);
   // set_task_cpu() fires this tracepoint even when the CPU does not change.
@@ -245,26 +314,39 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu) {
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
   // Fires for threads too (every clone), with current as the creator.
-  __u32 creator = bpf_get_current_pid_tgid();
-  if (!bpf_map_lookup_elem(&tracked, &creator)) return 0;
-  __u32 pid = BPF_CORE_READ(child, pid);
-  struct nw_task_info ti = {.phase = NW_PHASE_NEW};
-  if (bpf_map_update_elem(&tracked, &pid, &ti, BPF_ANY)) {
+  if (!tracked_info(bpf_get_current_task_btf())) return 0;
+  __u32 pid = child->pid, idx = pid & slot_mask;
+  struct nw_task_info init = {.phase = NW_PHASE_NEW, .gen = generation, .pid = pid};
+  struct nw_task_info *slot = bpf_map_lookup_elem(&task_slots, &idx);
+  if (slot && (slot->gen != generation || slot->pid == pid)) {
+    *slot = init;
+    return 0;
+  }
+  // Another tracked task holds the slot. (Two forks racing for one free slot is not guarded: it
+  // needs two pids equal modulo the slot count created at the same instant.)
+  struct nw_task_info *ti = bpf_task_storage_get(&task_overflow, child, &init, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!ti) {
     struct nw_probe_stats *st = stats();
     if (st) st->lost_tracked++;
+    return 0;
   }
+  *ti = init;
+  __sync_fetch_and_add(&overflow_tasks, 1);
   return 0;
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p) {
-  __u32 pid = BPF_CORE_READ(p, pid);
-  struct nw_task_info *ti = bpf_map_lookup_elem(&tracked, &pid);
+  struct nw_task_info *ti = tracked_info(p);
   if (!ti) return 0;
   if (ti->phase == NW_PHASE_WAITING) wait_end(ti->cpu);
-  bpf_map_delete_elem(&tracked, &pid);
-  // The exiting task is untracked from here to its last switch; that sliver is its own, not
-  // preemption of a sibling thread still waiting on this CPU.
+  // Forget a thread now, a process leader at its last switch (on_switch): getrusage() sums a
+  // leader's switch counts when it is reaped, after that switch, whereas a thread's are folded
+  // into the process at exit_notify(), before its last switch.
+  __u32 pid = p->pid;
+  if (pid != p->tgid) ti->gen = 0;
+  // From here to its last switch the time is the exiting task's own, not preemption of a sibling
+  // thread still waiting on this CPU.
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (s && s->curr_pid == pid) {
     s->mark_ts = bpf_ktime_get_ns();
@@ -298,11 +380,10 @@ int BPF_PROG(on_irq_entry, int irq, struct irqaction *action) {
 
 SEC("tp_btf/irq_handler_exit")
 int BPF_PROG(on_irq_exit, int irq, struct irqaction *action, int ret) {
-  __u32 cpu = bpf_get_smp_processor_id();
-  struct nw_cpu_state *s = cpu_at(cpu);
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->irq_start, &s->irq_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s, cpu)) record(NW_KIND_IRQ, irq, 0, own);
+  if (own && affected(s)) record(NW_KIND_IRQ, irq, 0, own);
   return 0;
 }
 
@@ -317,21 +398,24 @@ int BPF_PROG(on_softirq_entry, unsigned int vec) {
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(on_softirq_exit, unsigned int vec) {
-  __u32 cpu = bpf_get_smp_processor_id();
-  struct nw_cpu_state *s = cpu_at(cpu);
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->softirq_start, &s->softirq_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s, cpu)) record(NW_KIND_SOFTIRQ, vec, 0, own);
+  if (own && affected(s)) {
+    if (vec < NW_SOFTIRQ_SLOTS)
+      record_fixed(NW_FIXED_SOFTIRQ + vec, own);
+    else
+      record(NW_KIND_SOFTIRQ, vec, 0, own);
+  }
   return 0;
 }
 
 SEC("tp_btf/nmi_handler")
 int BPF_PROG(on_nmi, void *handler, s64 delta_ns, int handled) {
-  __u32 cpu = bpf_get_smp_processor_id();
-  struct nw_cpu_state *s = cpu_at(cpu);
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s || delta_ns <= 0) return 0;
   s->stolen_total += delta_ns;
-  if (affected(s, cpu)) {
+  if (affected(s)) {
     // The handler's address travels in the comm bytes; user space resolves it via kallsyms.
     char comm[NW_COMM_LEN] = {};
     __u64 addr = (__u64)handler;
@@ -350,11 +434,10 @@ static __always_inline int vector_entry(void) {
 }
 
 static __always_inline int vector_exit(__u32 id) {
-  __u32 cpu = bpf_get_smp_processor_id();
-  struct nw_cpu_state *s = cpu_at(cpu);
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->vec_start, &s->vec_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s, cpu)) record(NW_KIND_VECTOR, id, 0, own);
+  if (own && affected(s)) record_fixed(NW_FIXED_VECTOR + id, own);
   return 0;
 }
 

@@ -9,8 +9,12 @@
 
 #define NW_COMM_LEN 16
 #define NW_MAX_CPUS 1024
-#define NW_MAX_TRACKED 65536
 #define NW_MAX_NOISE_KEYS 16384
+/* Tracked tasks sit in a direct-mapped array indexed by pid & (slots - 1): user space sizes it to
+ * pid_max rounded up to a power of two, at most this many. */
+#define NW_MAX_TASK_SLOTS 65536
+/* Entries of the per-CPU cache of preemption records (direct-mapped by pid). */
+#define NW_PREEMPT_CACHE 16
 
 /* What a noise_key's `id` means depends on its kind. */
 enum nw_kind {
@@ -55,31 +59,61 @@ struct nw_noise_val {
   __u64 max_ns;
 };
 
+/* Sources with a fixed, small key space are counted in a per-CPU array (BPF_MAP_TYPE_PERCPU_ARRAY
+ * of nw_noise_val) instead of the hash: no hashing on the hottest paths. Index layout: */
+#define NW_SOFTIRQ_SLOTS 16
+enum nw_fixed_slot {
+  NW_FIXED_BLOCK = 0,
+  NW_FIXED_WAKEUP_IDLE = 1,
+  NW_FIXED_VECTOR = 2,                                   /* + enum nw_vector */
+  NW_FIXED_SOFTIRQ = NW_FIXED_VECTOR + NW_VEC_COUNT,     /* + softirq vector number */
+  NW_FIXED_COUNT = NW_FIXED_SOFTIRQ + NW_SOFTIRQ_SLOTS,
+};
+
+/* One entry of the per-CPU preemption cache: a record keyed like the noise hash, kept out of it
+ * until another preempting task needs the entry (then it is added to the hash). */
+struct nw_noise_entry {
+  struct nw_noise_key key;
+  struct nw_noise_val val;
+};
+
 /* Per-CPU counters of the probe itself (BPF_MAP_TYPE_PERCPU_ARRAY, one element). */
 struct nw_probe_stats {
   __u64 lost_noise_keys;   /* noise_map full: an event could not be recorded */
-  __u64 lost_tracked;      /* tracked map full: a new thread/child could not be followed */
-};
-
-/* Per-CPU configuration written by user space before attaching (BPF_MAP_TYPE_ARRAY by CPU). */
-struct nw_cpu_config {
-  __u32 watched;   /* charge everything on this CPU, tracked task or not (check, agent) */
-  __u32 sibling;   /* SMT sibling CPU + 1, or 0 when none */
+  __u64 lost_tracked;      /* no memory for a new thread's/child's task storage: not followed */
+  /* Context switches of tracked tasks, counted the kernel's way (nvcsw / nivcsw) so user space
+   * can check them against getrusage(): voluntary = the task blocked, involuntary = it was
+   * still runnable (preempted or yielded). Cumulative; user space takes differences. */
+  __u64 switches_voluntary;
+  __u64 switches_involuntary;
 };
 
 /* Phase of a tracked task, as the scheduler tracepoints last showed it. */
 enum nw_phase { NW_PHASE_NEW = 0, NW_PHASE_RUNNING = 1, NW_PHASE_WAITING = 2, NW_PHASE_BLOCKED = 3 };
 
-/* Value of the `tracked` hash (key: tid). User space inserts NW_PHASE_NEW entries. */
+/* A tracked task: an element of the `task_slots` array (index pid & slot_mask) or, when another
+ * tracked task holds that slot, of the `task_overflow` task storage (user space inserts with a
+ * pidfd as key). User space inserts NW_PHASE_NEW entries. An entry counts only while its `gen`
+ * equals the program's `generation` global: bumping that forgets every tracked task at once. */
 struct nw_task_info {
   __u64 ts;     /* when the task entered its phase */
   __u32 phase;
   __u32 cpu;    /* runqueue CPU while waiting */
+  __u32 gen;
+  __u32 pid;    /* which task holds the slot */
 };
 
-/* Bookkeeping per CPU (BPF_MAP_TYPE_ARRAY by CPU). User space seeds the frequency fields, reads
- * them for time-weighted means, and clears `waiting` between repetitions. */
+/* Bookkeeping per CPU (BPF_MAP_TYPE_ARRAY by CPU). User space writes `watched` and `sibling` and
+ * seeds the frequency fields before attaching, reads the frequency fields for time-weighted means,
+ * and clears `waiting` between repetitions. Configuration lives here, not in a map of its own, so
+ * the context-switch path does one lookup per CPU. Array elements are contiguous and need not start
+ * on a cache line: the padding keeps the fields written on every event at least a cache line away
+ * from the neighbouring CPUs' (no false sharing between CPUs). 256 bytes. */
 struct nw_cpu_state {
+  __u32 watched;            /* charge everything on this CPU, tracked task or not (check, agent) */
+  __u32 sibling;            /* SMT sibling CPU + 1, or 0 when none */
+  __u64 pad_head[7];
+  /* written on every event */
   __u64 stolen_total;       /* own time of all interrupt-like events on this CPU, ever */
   __u64 mark_ts;            /* start of the current task's charged span */
   __u64 mark_stolen;        /* stolen_total at mark_ts */
@@ -92,7 +126,9 @@ struct nw_cpu_state {
   __u32 curr_tracked;
   char curr_comm[NW_COMM_LEN]; /* kept only when the CPU has an SMT sibling */
   __u64 smt_charged_until;
+  /* written on frequency changes */
   __u64 freq_khz, freq_ts, freq_khz_ns, freq_changes; /* kHz*ns integral up to freq_ts */
+  __u64 pad_tail[5];
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/errors.h"
 #include "probes/counter_analysis.h"
@@ -54,12 +55,16 @@ std::vector<int> plan_groups(const std::vector<ResolvedEvent>& events) {
   return out;
 }
 
+std::vector<std::string> Counters::software_default_events() {
+  return {"task-clock", "context-switches", "cpu-migrations", "page-faults"};
+}
+
 std::vector<std::string> Counters::default_events(const std::string& core_pmu) {
   std::vector<std::string> ev{"cycles", "instructions"};
   if (!core_pmu.starts_with("amd")) ev.push_back("ref-cycles");
-  for (const char* e : {"cache-misses", "branch-misses", "task-clock", "context-switches",
-                        "cpu-migrations", "page-faults", kEffectiveGhz})
-    ev.push_back(e);
+  for (const char* e : {"cache-misses", "branch-misses"}) ev.push_back(e);
+  for (auto& e : software_default_events()) ev.push_back(std::move(e));
+  ev.push_back(kEffectiveGhz);
   return ev;
 }
 
@@ -67,7 +72,23 @@ Counters::Counters(std::vector<std::string> events) {
   auto pmu = probe_hardware_pmu();
   hardware_pmu_ = pmu.hardware;
   no_pmu_reason_ = pmu.reason;
-  if (events.empty()) events = default_events(pfm_core_pmu());
+  const bool defaulted = events.empty();
+  if (defaulted) events = default_events(pfm_core_pmu());
+  if (defaulted && !hardware_pmu_) {
+    // Without a hardware PMU the default set comes down to software counters, and the record
+    // already has each of them for every run (CPU time and switches from getrusage, migrations
+    // from the probe, faults from getrusage). A per-task perf event, on the other hand, puts
+    // perf's context-switch hook on every switch of the benchmark: `perf stat -e task-clock`
+    // alone slows a context-switch ping-pong by 13 % on a KVM guest. So they are left to -e.
+    auto software = software_default_events();
+    std::erase_if(events, [&](const std::string& e) {
+      return std::find(software.begin(), software.end(), e) != software.end();
+    });
+    unavailable_.push_back(
+        {fmt::format("{}", fmt::join(software, ",")),
+         "not counted by default without a hardware PMU: the record has them from getrusage and the "
+         "probe, and a per-task perf event costs every context switch (ask with -e)"});
+  }
 
   std::set<std::string> seen;
   for (const auto& name : events) {

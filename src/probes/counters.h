@@ -27,7 +27,8 @@ class Counters {
   // Resolves every name once: libpfm4 names (pfm_get_os_event_encoding, PFM_OS_PERF_EVENT_EXT),
   // the kernel's sysfs PMU events as "pmu/event/" (e.g. "msr/tsc/"), and "effective-ghz".
   // An unknown name throws nw::Error("unknown event 'foo' (see `noisewatch events`)"); so does
-  // perf_event_open being forbidden (with what to do). An empty list means default_events().
+  // perf_event_open being forbidden (with what to do). An empty list means default_events(),
+  // less the software ones when there is no hardware PMU (see counters.cpp for why).
   explicit Counters(std::vector<std::string> events = {});
   ~Counters();
   Counters(const Counters&) = delete;
@@ -53,6 +54,8 @@ class Counters {
   // effective-ghz), cache-misses (the kernel's "usually last-level cache misses"),
   // branch-misses, task-clock, context-switches, cpu-migrations, page-faults, effective-ghz.
   static std::vector<std::string> default_events(const std::string& core_pmu);
+  // task-clock, context-switches, cpu-migrations, page-faults.
+  static std::vector<std::string> software_default_events();
 
  private:
   struct Slot {

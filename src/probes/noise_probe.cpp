@@ -3,9 +3,11 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstring>
@@ -56,6 +58,7 @@ std::string last_log_line() {
 struct NoiseProbe::Impl {
   noise_bpf* skel = nullptr;
   int ncpus = 0;
+  uint32_t slot_mask = 0;
   std::vector<nw::Unavailable> unavailable;
   sys::Interrupts irqs;
   std::map<uint64_t, std::string> kallsyms;
@@ -133,6 +136,18 @@ struct NoiseProbe::Impl {
   }
 };
 
+uint32_t pid_max() {
+  std::string v = sys::read_file("/proc/sys/kernel/pid_max");
+  try {
+    return v.empty() ? NW_MAX_TASK_SLOTS : uint32_t(std::stoul(v));
+  } catch (const std::exception&) {
+    return NW_MAX_TASK_SLOTS;
+  }
+}
+
+// PIDFD_THREAD from <linux/pidfd.h> (Linux 6.9); Debian 12's headers predate it.
+constexpr unsigned kPidfdThread = 0200000;  // O_EXCL
+
 static bool kernel_has_tracepoint(const btf* vmlinux, const std::string& name) {
   return btf__find_by_name_kind(vmlinux, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF) >= 0;
 }
@@ -151,7 +166,12 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   if (!skel) throw Error(fmt::format("cannot open the eBPF object: {}", std::strerror(errno)));
   impl_->skel = skel;
   bpf_map__set_max_entries(skel->maps.cpus, uint32_t(impl_->ncpus));
-  bpf_map__set_max_entries(skel->maps.cpu_config, uint32_t(impl_->ncpus));
+  // One slot per possible pid where pid_max allows (no two tracked tasks can then share one).
+  uint32_t slots = 1;
+  while (slots < NW_MAX_TASK_SLOTS && slots < pid_max()) slots <<= 1;
+  bpf_map__set_max_entries(skel->maps.task_slots, slots);
+  skel->rodata->slot_mask = slots - 1;
+  impl_->slot_mask = slots - 1;
 
   // Tracepoints this kernel lacks (another arch, older kernel) are left out, and said so.
   btf* vmlinux = btf__load_vmlinux_btf();
@@ -186,11 +206,10 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   }
 
   // Per-CPU configuration: watched CPUs, SMT siblings, frequency seed.
-  int cfg_fd = bpf_map__fd(skel->maps.cpu_config);
   int cpus_fd = bpf_map__fd(skel->maps.cpus);
   std::set<int> watch(opts.watch_cpus.begin(), opts.watch_cpus.end());
   for (int c = 0; c < impl_->ncpus; ++c) {
-    nw_cpu_config cfg{};
+    nw_cpu_state cfg{};
     cfg.watched = watch.count(c) ? 1 : 0;
     std::string base = fmt::format("/sys/devices/system/cpu/cpu{}/", c);
     try {
@@ -199,15 +218,13 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
         if (s != c) cfg.sibling = uint32_t(s + 1);  // two-way SMT: the other thread of the core
     } catch (const std::exception&) {
     }
-    uint32_t key = uint32_t(c);
-    bpf_map_update_elem(cfg_fd, &key, &cfg, BPF_ANY);
     std::string cur = sys::read_file(base + "cpufreq/scaling_cur_freq");
     if (!cur.empty()) {
-      nw_cpu_state st{};
-      st.freq_khz = std::stoull(cur);
-      st.freq_ts = sys::monotonic_ns();
-      bpf_map_update_elem(cpus_fd, &key, &st, BPF_ANY);
+      cfg.freq_khz = std::stoull(cur);
+      cfg.freq_ts = sys::monotonic_ns();
     }
+    uint32_t key = uint32_t(c);
+    bpf_map_update_elem(cpus_fd, &key, &cfg, BPF_ANY);
   }
 
   if (int err = noise_bpf__attach(skel)) {
@@ -224,22 +241,33 @@ int NoiseProbe::possible_cpus() const { return impl_->ncpus; }
 
 void NoiseProbe::track(pid_t tid) {
   nw_task_info info{};  // NW_PHASE_NEW: its state shows at its next switch or wake-up
-  uint32_t key = uint32_t(tid);
-  if (bpf_map_update_elem(bpf_map__fd(impl_->skel->maps.tracked), &key, &info, BPF_ANY))
-    throw Error(fmt::format("cannot track task {}: {}", tid, std::strerror(errno)));
+  info.gen = __atomic_load_n(&impl_->skel->data->generation, __ATOMIC_RELAXED);
+  info.pid = uint32_t(tid);
+  uint32_t idx = uint32_t(tid) & impl_->slot_mask;
+  int slots_fd = bpf_map__fd(impl_->skel->maps.task_slots);
+  nw_task_info held{};
+  if (bpf_map_lookup_elem(slots_fd, &idx, &held) == 0 && (held.gen != info.gen || held.pid == info.pid)) {
+    if (bpf_map_update_elem(slots_fd, &idx, &info, BPF_ANY))
+      throw Error(fmt::format("cannot track task {}: {}", tid, std::strerror(errno)));
+    return;
+  }
+  // Its slot is taken: task storage, keyed by a pidfd. PIDFD_THREAD (Linux 6.9) lets that name a
+  // thread that is not a process leader, as check's spinner threads are.
+  int pidfd = int(syscall(SYS_pidfd_open, tid, kPidfdThread));
+  if (pidfd < 0 && errno == EINVAL) pidfd = int(syscall(SYS_pidfd_open, tid, 0));
+  if (pidfd < 0) throw Error(fmt::format("cannot track task {}: pidfd_open: {}", tid, std::strerror(errno)));
+  int rc = bpf_map_update_elem(bpf_map__fd(impl_->skel->maps.task_overflow), &pidfd, &info, BPF_ANY);
+  int err = errno;
+  close(pidfd);
+  if (rc) throw Error(fmt::format("cannot track task {}: {}", tid, std::strerror(err)));
+  __atomic_add_fetch(&impl_->skel->bss->overflow_tasks, 1, __ATOMIC_RELAXED);
 }
 
 void NoiseProbe::untrack_all() {
-  int fd = bpf_map__fd(impl_->skel->maps.tracked);
-  uint32_t key, next;
-  std::vector<uint32_t> keys;
-  uint32_t* prev = nullptr;
-  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-    keys.push_back(next);
-    key = next;
-    prev = &key;
-  }
-  for (auto k : keys) bpf_map_delete_elem(fd, &k);
+  // Every entry of the old generation stops counting at once; task storage frees itself with
+  // its task (or with the map), so nothing needs deleting.
+  __atomic_add_fetch(&impl_->skel->data->generation, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&impl_->skel->bss->overflow_tasks, 0, __ATOMIC_RELAXED);
   // A task that left while runnable (killed) would leave its CPU looking contended forever.
   int cpus_fd = bpf_map__fd(impl_->skel->maps.cpus);
   for (int c = 0; c < impl_->ncpus; ++c) {
@@ -254,7 +282,56 @@ void NoiseProbe::untrack_all() {
   }
 }
 
+// The key a fixed per-CPU slot (enum nw_fixed_slot) stands for.
+static nw_noise_key fixed_slot_key(uint32_t slot) {
+  nw_noise_key k{};
+  if (slot == NW_FIXED_BLOCK) {
+    k.kind = NW_KIND_BLOCK;
+  } else if (slot == NW_FIXED_WAKEUP_IDLE) {
+    k.kind = NW_KIND_WAKEUP_IDLE;
+  } else if (slot < NW_FIXED_SOFTIRQ) {
+    k.kind = NW_KIND_VECTOR;
+    k.id = slot - NW_FIXED_VECTOR;
+  } else {
+    k.kind = NW_KIND_SOFTIRQ;
+    k.id = slot - NW_FIXED_SOFTIRQ;
+  }
+  return k;
+}
+
 std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
+  const size_t ncpus = size_t(impl_->ncpus);
+  // Per (key, CPU): the hash, the fixed slots and the preemption cache can each hold a part.
+  std::map<std::pair<std::string, int>, std::pair<nw_noise_key, nw_noise_val>> acc;
+  auto add = [&](const nw_noise_key& k, int cpu, const nw_noise_val& v) {
+    if (!v.count) return;
+    auto& [key, val] = acc[{std::string(reinterpret_cast<const char*>(&k), sizeof k), cpu}];
+    key = k;
+    val.count += v.count;
+    val.time_ns += v.time_ns;
+    val.max_ns = std::max(val.max_ns, v.max_ns);
+  };
+
+  // The cache first: an entry evicted into the hash while we read is then seen twice at worst
+  // (only on watched CPUs, where records keep coming; a run's tracked tasks are gone by now).
+  int cache_fd = bpf_map__fd(impl_->skel->maps.preempt_cache);
+  std::vector<nw_noise_entry> entries(ncpus);
+  const std::vector<nw_noise_entry> zero_entries(ncpus);
+  for (uint32_t i = 0; i < NW_PREEMPT_CACHE; ++i) {
+    if (bpf_map_lookup_elem(cache_fd, &i, entries.data()) != 0) continue;
+    for (size_t c = 0; c < ncpus; ++c) add(entries[c].key, int(c), entries[c].val);
+    if (reset) bpf_map_update_elem(cache_fd, &i, zero_entries.data(), BPF_ANY);
+  }
+  int fixed_fd = bpf_map__fd(impl_->skel->maps.fixed);
+  std::vector<nw_noise_val> vals(ncpus);
+  const std::vector<nw_noise_val> zero_vals(ncpus);
+  for (uint32_t i = 0; i < NW_FIXED_COUNT; ++i) {
+    if (bpf_map_lookup_elem(fixed_fd, &i, vals.data()) != 0) continue;
+    nw_noise_key k = fixed_slot_key(i);
+    for (size_t c = 0; c < ncpus; ++c) add(k, int(c), vals[c]);
+    if (reset) bpf_map_update_elem(fixed_fd, &i, zero_vals.data(), BPF_ANY);
+  }
+
   int fd = bpf_map__fd(impl_->skel->maps.noise);
   std::vector<nw_noise_key> keys;
   nw_noise_key key{}, next{};
@@ -264,8 +341,6 @@ std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
     key = next;
     prev = &key;
   }
-  std::vector<nw_noise_val> vals(size_t(impl_->ncpus));
-  std::vector<NoiseEvent> out;
   for (const auto& k : keys) {
     int rc = reset ? bpf_map_lookup_and_delete_elem(fd, &k, vals.data())
                    : bpf_map_lookup_elem(fd, &k, vals.data());
@@ -274,17 +349,17 @@ std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
       if (rc == 0) bpf_map_delete_elem(fd, &k);
     }
     if (rc != 0) continue;
-    NoiseEvent named = impl_->name_event(k);
-    for (int c = 0; c < impl_->ncpus; ++c) {
-      const auto& v = vals[size_t(c)];
-      if (!v.count) continue;
-      NoiseEvent e = named;
-      e.cpu = c;
-      e.count = v.count;
-      e.time_ns = v.time_ns;
-      e.max_ns = v.max_ns;
-      out.push_back(std::move(e));
-    }
+    for (size_t c = 0; c < ncpus; ++c) add(k, int(c), vals[c]);
+  }
+
+  std::vector<NoiseEvent> out;
+  for (const auto& [where, kv] : acc) {
+    NoiseEvent e = impl_->name_event(kv.first);
+    e.cpu = where.second;
+    e.count = kv.second.count;
+    e.time_ns = kv.second.time_ns;
+    e.max_ns = kv.second.max_ns;
+    out.push_back(std::move(e));
   }
   return out;
 }
@@ -296,6 +371,18 @@ uint64_t NoiseProbe::lost_events() const {
   uint64_t lost = 0;
   for (const auto& s : st) lost += s.lost_noise_keys + s.lost_tracked;
   return lost;
+}
+
+SwitchCounts NoiseProbe::switches() const {
+  std::vector<nw_probe_stats> st(size_t(impl_->ncpus));
+  uint32_t zero = 0;
+  SwitchCounts n;
+  if (bpf_map_lookup_elem(bpf_map__fd(impl_->skel->maps.probe_stats), &zero, st.data())) return n;
+  for (const auto& s : st) {
+    n.voluntary += s.switches_voluntary;
+    n.involuntary += s.switches_involuntary;
+  }
+  return n;
 }
 
 std::vector<nw::Unavailable> NoiseProbe::unavailable() const { return impl_->unavailable; }

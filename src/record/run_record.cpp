@@ -92,6 +92,12 @@ static json run_to_json(const RunSample& r) {
     j["counters"] = std::move(c);
   }
   if (r.mean_khz) j["mean_khz"] = *r.mean_khz;
+  if (r.probe_switches)
+    j["probe_switches"] = {{"voluntary", r.probe_switches->voluntary},
+                           {"involuntary", r.probe_switches->involuntary},
+                           {"before_tracking",
+                            {{"voluntary", r.probe_switches->before_tracking_voluntary},
+                             {"involuntary", r.probe_switches->before_tracking_involuntary}}}};
   if (r.interrupted) j["interrupted"] = true;
   return j;
 }
@@ -215,6 +221,20 @@ RunSample run_from_json(const json& j, const std::string& where) {
   get_opt(j, "blocking_ns", r.blocking_ns, where);
   get_opt(j, "interrupted", r.interrupted, where);
   if (j.contains("mean_khz") && j["mean_khz"].is_number()) r.mean_khz = j["mean_khz"].get<double>();
+  if (j.contains("probe_switches")) {
+    const auto& ps = j["probe_switches"];
+    std::string w = where + ".probe_switches";
+    if (!ps.is_object()) throw std::runtime_error(w + " is not an object");
+    ProbeSwitches p;
+    get_opt(ps, "voluntary", p.voluntary, w);
+    get_opt(ps, "involuntary", p.involuntary, w);
+    if (ps.contains("before_tracking")) {
+      if (!ps["before_tracking"].is_object()) throw std::runtime_error(w + ".before_tracking is not an object");
+      get_opt(ps["before_tracking"], "voluntary", p.before_tracking_voluntary, w + ".before_tracking");
+      get_opt(ps["before_tracking"], "involuntary", p.before_tracking_involuntary, w + ".before_tracking");
+    }
+    r.probe_switches = p;
+  }
   if (j.contains("noise")) {
     const auto& n = j["noise"];
     if (!n.is_array()) throw std::runtime_error(where + ".noise is not an array");

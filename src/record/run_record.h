@@ -28,6 +28,15 @@ struct CounterValue {
   double scaling = 1.0;   // time_running / time_enabled; < 1 means the counter was multiplexed
 };
 
+// Context switches of the benchmark's tasks as the eBPF probe counted them, split the kernel's way
+// (voluntary: it blocked; involuntary: it was still runnable), next to the switches the child
+// made before it was tracked (from /proc). Their sums must equal getrusage()'s: the check that no
+// switch escaped the probe.
+struct ProbeSwitches {
+  uint64_t voluntary = 0, involuntary = 0;
+  uint64_t before_tracking_voluntary = 0, before_tracking_involuntary = 0;
+};
+
 struct RunSample {
   int index = 0;
   bool warmup = false;
@@ -41,6 +50,7 @@ struct RunSample {
   std::vector<NoiseEntry> noise;
   std::map<std::string, CounterValue> counters;
   std::optional<double> mean_khz;  // time-weighted frequency of the target CPUs, when known
+  std::optional<ProbeSwitches> probe_switches;
   bool interrupted = false;        // cut short by SIGINT/SIGTERM: excluded from statistics
 
   // Sum of time_ns over sources that take time while the benchmark wants to run

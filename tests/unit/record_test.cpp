@@ -23,6 +23,7 @@ RunRecord sample_record() {
   }
   rec.runs[2].signal = 11;
   rec.runs[2].exit_status = 139;
+  rec.runs[3].probe_switches = ProbeSwitches{120, 80, 2, 1};
   rec.unavailable.push_back({"frequency", "no cpufreq driver"});
   rec.summary = summarize(rec);
   return rec;
@@ -50,6 +51,22 @@ TEST(RunRecord, JsonRoundTrip) {
   EXPECT_EQ(to_json(back), j);
   EXPECT_EQ(back.runs[1].noise[0].detail["pid"], 42);
   EXPECT_EQ(back.runs[1].stolen_ns(), 50u);
+  EXPECT_FALSE(j["runs"][1].contains("probe_switches"));  // absent when the probe did not count
+  EXPECT_EQ(j["runs"][3]["probe_switches"]["before_tracking"]["voluntary"], 2);
+  ASSERT_TRUE(back.runs[3].probe_switches.has_value());
+  EXPECT_EQ(back.runs[3].probe_switches->involuntary, 80u);
+  EXPECT_EQ(back.runs[3].probe_switches->before_tracking_involuntary, 1u);
+}
+
+TEST(RunRecord, ProbeSwitchesMustBeAnObject) {
+  auto j = to_json(sample_record());
+  j["runs"][1]["probe_switches"] = 7;
+  try {
+    run_record_from_json(j);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("probe_switches is not an object"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RunRecord, RejectsForeignJson) {

@@ -10,6 +10,7 @@
 #include "runner/cpu_choice.h"
 #include "runner/noise_merge.h"
 #include "runner/steal.h"
+#include "runner/task_switches.h"
 #include "system/interrupts.h"
 
 namespace nw::runner {
@@ -55,6 +56,21 @@ TEST(Steal, SumsTheStealColumnOfChosenCpus) {
   EXPECT_EQ(read_steal_ns({0, 1}, stat), 30 * tick);
   EXPECT_EQ(read_steal_ns({7}, stat), 0u);
   EXPECT_EQ(read_steal_ns({0}, ""), 0u);
+}
+
+TEST(TaskSwitches, ReadsBothCountsFromProcStatus) {
+  auto t = parse_task_switches(
+      "Name:\tbench\nState:\tS (sleeping)\nvoluntary_ctxt_switches:\t12\n"
+      "nonvoluntary_ctxt_switches:\t3\n");
+  EXPECT_EQ(t.voluntary, 12u);
+  EXPECT_EQ(t.involuntary, 3u);
+  auto none = parse_task_switches("Name:\tx\nvoluntary_ctxt_switches:\tgarbage\n");
+  EXPECT_EQ(none.voluntary, 0u);
+  EXPECT_EQ(none.involuntary, 0u);
+  // This process has been switched out at least once by now (it was exec'd and scheduled).
+  auto self = read_task_switches(getpid());
+  EXPECT_GT(self.voluntary + self.involuntary, 0u);
+  EXPECT_EQ(read_task_switches(-1).voluntary, 0u);
 }
 
 TEST(CpuChoice, AvoidsCpu0AndPrefersFewestDeviceIrqs) {

@@ -1,0 +1,36 @@
+#include "runner/task_switches.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace nw::runner {
+
+TaskSwitches parse_task_switches(const std::string& status_text) {
+  TaskSwitches t;
+  std::istringstream in(status_text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    uint64_t* field = key == "voluntary_ctxt_switches"      ? &t.voluntary
+                      : key == "nonvoluntary_ctxt_switches" ? &t.involuntary
+                                                            : nullptr;
+    if (!field) continue;
+    try {
+      *field = std::stoull(line.substr(colon + 1));
+    } catch (const std::exception&) {
+      *field = 0;
+    }
+  }
+  return t;
+}
+
+TaskSwitches read_task_switches(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return parse_task_switches(ss.str());
+}
+
+}  // namespace nw::runner
