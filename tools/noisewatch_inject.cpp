@@ -27,7 +27,11 @@
 //   migrations   --moves N (default 6) sched_setaffinity moves of the benchmark, alternating
 //                other CPU / target CPU every --move-ms (default 20 ms); each move changes its CPU
 //   blocking     the benchmark is told (sigqueue SIGUSR1 with a value in us) to sleep a varying
-//                amount itself: --sleep-ms list, cycled over the injected repetitions
+//                amount itself: --sleep-ms list (default 100,200,300,400), cycled over the
+//                injected repetitions. The sleeps are long next to a 250 ms piece of work on
+//                purpose: on a shared VM the work's own CPU time wanders by +-10 % from run to
+//                run (host contention no guest event shows); with 50-200 ms sleeps that wander
+//                alone took half the variance in some suite runs, hiding what is being tested.
 //   none         nothing; the repetitions are still logged
 #include <fcntl.h>
 #include <poll.h>
@@ -193,7 +197,7 @@ struct Options {
   std::string scenario;
   int cpu = -1, other_cpu = -1, warmup = 1, moves = 6, move_ms = 20, period_us = 75, io_threads = 2;
   std::string pidfile, truth, pattern = "alternate", irq = "virtio1-req.0", dir = "/var/tmp";
-  std::vector<int> sleep_ms = {50, 100, 150, 200};
+  std::vector<int> sleep_ms = {100, 200, 300, 400};
   std::vector<std::string> command;
 };
 
