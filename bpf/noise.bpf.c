@@ -73,6 +73,7 @@ struct {
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(map_flags, BPF_F_MMAPABLE);
   __uint(max_entries, NW_MAX_CPUS);
   __type(key, __u32);
   __type(value, struct nw_cpu_state);
@@ -243,14 +244,13 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   if (pi) {
     pi->ts = now;
     pi->cpu = cpu;
-    struct nw_probe_stats *st = stats();
     if (preempt || prev_state == 0) {  // TASK_RUNNING
       pi->phase = NW_PHASE_WAITING;
       __sync_fetch_and_add(&s->waiting, 1);
-      if (st) st->switches_involuntary++;
+      s->switches_involuntary++;  // only this CPU writes its counts, under its runqueue lock
     } else {
       pi->phase = NW_PHASE_BLOCKED;
-      if (st) st->switches_voluntary++;
+      s->switches_voluntary++;
       if (prev_state & TASK_DEAD_STATE) pi->gen = 0;  // a process leader's last switch (on_exit)
     }
   }

@@ -81,11 +81,6 @@ struct nw_noise_entry {
 struct nw_probe_stats {
   __u64 lost_noise_keys;   /* noise_map full: an event could not be recorded */
   __u64 lost_tracked;      /* no memory for a new thread's/child's task storage: not followed */
-  /* Context switches of tracked tasks, counted the kernel's way (nvcsw / nivcsw) so user space
-   * can check them against getrusage(): voluntary = the task blocked, involuntary = it was
-   * still runnable (preempted or yielded). Cumulative; user space takes differences. */
-  __u64 switches_voluntary;
-  __u64 switches_involuntary;
 };
 
 /* Phase of a tracked task, as the scheduler tracepoints last showed it. */
@@ -103,10 +98,11 @@ struct nw_task_info {
   __u32 pid;    /* which task holds the slot */
 };
 
-/* Bookkeeping per CPU (BPF_MAP_TYPE_ARRAY by CPU). User space writes `watched` and `sibling` and
- * seeds the frequency fields before attaching, reads the frequency fields for time-weighted means,
- * and clears `waiting` between repetitions. Configuration lives here, not in a map of its own, so
- * the context-switch path does one lookup per CPU. Array elements are contiguous and need not start
+/* Bookkeeping per CPU (BPF_MAP_TYPE_ARRAY by CPU, memory-mapped by user space). User space writes
+ * `watched` and `sibling` and seeds the frequency fields before attaching, reads the frequency
+ * fields and switch counts, and clears `waiting` between repetitions, field by field through the
+ * mapping (a whole-element write would race with the programs). Configuration lives here, not in
+ * a map of its own, so the context-switch path does one lookup per CPU. Array elements are contiguous and need not start
  * on a cache line: the padding keeps the fields written on every event at least a cache line away
  * from the neighbouring CPUs' (no false sharing between CPUs). 256 bytes. */
 struct nw_cpu_state {
@@ -126,9 +122,13 @@ struct nw_cpu_state {
   __u32 curr_tracked;
   char curr_comm[NW_COMM_LEN]; /* kept only when the CPU has an SMT sibling */
   __u64 smt_charged_until;
+  /* Context switches of tracked tasks on this CPU, counted the kernel's way (nvcsw / nivcsw) so
+   * user space can check them against getrusage(): voluntary = the task blocked, involuntary = it
+   * was still runnable (preempted or yielded). Cumulative; user space takes differences. */
+  __u64 switches_voluntary, switches_involuntary;
   /* written on frequency changes */
   __u64 freq_khz, freq_ts, freq_khz_ns, freq_changes; /* kHz*ns integral up to freq_ts */
-  __u64 pad_tail[5];
+  __u64 pad_tail[3];
 };
 
 #endif

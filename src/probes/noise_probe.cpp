@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,10 +64,19 @@ struct NoiseProbe::Impl {
   sys::Interrupts irqs;
   std::map<uint64_t, std::string> kallsyms;
   bool kallsyms_loaded = false;
-  size_t cpu_state_size = 0;
+  // The `cpus` array, memory-mapped: fields are read and cleared one at a time, so user space
+  // never writes back a stale copy of what the programs are updating.
+  nw_cpu_state* cpus = nullptr;
+  size_t cpus_len = 0;
 
   ~Impl() {
+    if (cpus) munmap(cpus, cpus_len);
     if (skel) noise_bpf__destroy(skel);
+  }
+
+  template <typename T>
+  static T load(const T& field) {
+    return __atomic_load_n(&field, __ATOMIC_RELAXED);
   }
 
   std::string nmi_name(const nw_noise_key& key) {
@@ -205,11 +215,15 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
                             why.empty() ? "" : ": " + why));
   }
 
-  // Per-CPU configuration: watched CPUs, SMT siblings, frequency seed.
-  int cpus_fd = bpf_map__fd(skel->maps.cpus);
+  impl_->cpus_len = size_t(impl_->ncpus) * sizeof(nw_cpu_state);
+  void* mem = mmap(nullptr, impl_->cpus_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(skel->maps.cpus), 0);
+  if (mem == MAP_FAILED) throw Error(fmt::format("cannot map the per-CPU state: {}", std::strerror(errno)));
+  impl_->cpus = static_cast<nw_cpu_state*>(mem);
+
+  // Per-CPU configuration: watched CPUs, SMT siblings, frequency seed (nothing runs yet).
   std::set<int> watch(opts.watch_cpus.begin(), opts.watch_cpus.end());
   for (int c = 0; c < impl_->ncpus; ++c) {
-    nw_cpu_state cfg{};
+    nw_cpu_state& cfg = impl_->cpus[c];
     cfg.watched = watch.count(c) ? 1 : 0;
     std::string base = fmt::format("/sys/devices/system/cpu/cpu{}/", c);
     try {
@@ -223,8 +237,6 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
       cfg.freq_khz = std::stoull(cur);
       cfg.freq_ts = sys::monotonic_ns();
     }
-    uint32_t key = uint32_t(c);
-    bpf_map_update_elem(cpus_fd, &key, &cfg, BPF_ANY);
   }
 
   if (int err = noise_bpf__attach(skel)) {
@@ -269,16 +281,11 @@ void NoiseProbe::untrack_all() {
   __atomic_add_fetch(&impl_->skel->data->generation, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&impl_->skel->bss->overflow_tasks, 0, __ATOMIC_RELAXED);
   // A task that left while runnable (killed) would leave its CPU looking contended forever.
-  int cpus_fd = bpf_map__fd(impl_->skel->maps.cpus);
   for (int c = 0; c < impl_->ncpus; ++c) {
-    uint32_t k = uint32_t(c);
-    nw_cpu_state st{};
-    if (bpf_map_lookup_elem(cpus_fd, &k, &st) == 0 && (st.waiting != 0 || st.curr_tracked)) {
-      st.waiting = 0;
-      st.curr_tracked = 0;
-      st.tracked_since = 0;
-      bpf_map_update_elem(cpus_fd, &k, &st, BPF_ANY);
-    }
+    nw_cpu_state& st = impl_->cpus[c];
+    __atomic_store_n(&st.waiting, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&st.curr_tracked, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&st.tracked_since, 0, __ATOMIC_RELAXED);
   }
 }
 
@@ -374,13 +381,10 @@ uint64_t NoiseProbe::lost_events() const {
 }
 
 SwitchCounts NoiseProbe::switches() const {
-  std::vector<nw_probe_stats> st(size_t(impl_->ncpus));
-  uint32_t zero = 0;
   SwitchCounts n;
-  if (bpf_map_lookup_elem(bpf_map__fd(impl_->skel->maps.probe_stats), &zero, st.data())) return n;
-  for (const auto& s : st) {
-    n.voluntary += s.switches_voluntary;
-    n.involuntary += s.switches_involuntary;
+  for (int c = 0; c < impl_->ncpus; ++c) {
+    n.voluntary += Impl::load(impl_->cpus[c].switches_voluntary);
+    n.involuntary += Impl::load(impl_->cpus[c].switches_involuntary);
   }
   return n;
 }
@@ -389,14 +393,17 @@ std::vector<nw::Unavailable> NoiseProbe::unavailable() const { return impl_->una
 
 FrequencySnapshot NoiseProbe::frequency(int cpu) const {
   FrequencySnapshot f;
-  uint32_t k = uint32_t(cpu);
-  nw_cpu_state st{};
-  if (bpf_map_lookup_elem(bpf_map__fd(impl_->skel->maps.cpus), &k, &st) != 0 || !st.freq_ts) return f;
+  if (cpu < 0 || cpu >= impl_->ncpus) return f;
+  const nw_cpu_state& st = impl_->cpus[cpu];
+  // A frequency event between these loads can mix two updates; it moves the integral by at most
+  // one interval's worth, and cpufreq changes are rare next to a repetition.
+  uint64_t ts = Impl::load(st.freq_ts);
+  if (!ts) return f;
   uint64_t now = sys::monotonic_ns();
   f.known = true;
-  f.changes = st.freq_changes;
+  f.changes = Impl::load(st.freq_changes);
   f.at_ns = now;
-  f.khz_ns = double(st.freq_khz_ns) + double(st.freq_khz) * double(now > st.freq_ts ? now - st.freq_ts : 0);
+  f.khz_ns = double(Impl::load(st.freq_khz_ns)) + double(Impl::load(st.freq_khz)) * double(now > ts ? now - ts : 0);
   return f;
 }
 
