@@ -737,8 +737,8 @@ int score_mode(const std::string& scenario, const std::string& record_path, cons
                   pre + loc);
     note(buf);
     // On a VM part of every timer interrupt's cost is the host's (VM exits for the emulated
-    // timer, interrupt entry/exit outside the tracepoints): measured here as ~5 us per wakeup of
-    // extra guest CPU time that no guest event shows. That is the issue's "part of the cost is
+    // timer, interrupt entry/exit outside the tracepoints): measured here as 5-14 us per wakeup
+    // of extra guest CPU time that no guest event shows. That is the issue's "part of the cost is
     // invisible to the guest" case, so on a VM the IRQ storm's rule applies: the injected
     // sources first among named sources, larger than all other named sources together, and the
     // report explaining what stays in `unexplained`. The line says which rule decided.
