@@ -84,11 +84,17 @@ inline Proc run(const std::vector<std::string>& argv) {
 
 inline nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
 
-// A source's time in one run of a record (0 when the source did not show up).
-inline uint64_t run_source_time(const nlohmann::json& run, const std::string& source) {
+// A source's time or count in one run of a record (0 when the source did not show up).
+inline uint64_t run_source_field(const nlohmann::json& run, const std::string& source, const char* field) {
   for (const auto& n : run["noise"])
-    if (n["source"] == source) return n["time_ns"].get<uint64_t>();
+    if (n["source"] == source) return n[field].get<uint64_t>();
   return 0;
+}
+inline uint64_t run_source_time(const nlohmann::json& run, const std::string& source) {
+  return run_source_field(run, source, "time_ns");
+}
+inline uint64_t run_source_count(const nlohmann::json& run, const std::string& source) {
+  return run_source_field(run, source, "count");
 }
 
 // The names of the BPF programs currently loaded (bpftool prog show).
