@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdarg>
 #include <cstring>
 #include <fstream>
@@ -179,6 +180,12 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   // One slot per possible pid where pid_max allows (no two tracked tasks can then share one).
   uint32_t slots = 1;
   while (slots < NW_MAX_TASK_SLOTS && slots < pid_max()) slots <<= 1;
+  // Testing knob: NOISEWATCH_TASK_SLOTS=N (a power of two) shrinks the array so that tracked
+  // tasks collide and take the task-storage path, which a real pid_max seldom exercises.
+  if (const char* forced = getenv("NOISEWATCH_TASK_SLOTS")) {
+    unsigned long n = std::strtoul(forced, nullptr, 10);
+    if (n >= 1 && n <= NW_MAX_TASK_SLOTS && (n & (n - 1)) == 0) slots = uint32_t(n);
+  }
   bpf_map__set_max_entries(skel->maps.task_slots, slots);
   skel->rodata->slot_mask = slots - 1;
   impl_->slot_mask = slots - 1;

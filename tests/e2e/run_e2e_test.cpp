@@ -60,10 +60,10 @@ TEST(RunE2E, HogOnTargetCpuIsChargedAsPreemption) {
   unlink(truth.c_str());
 }
 
-TEST(RunE2E, ThreadsAndChildrenAreTracked) {
-  // Two threads and a child process, all on CPU 1 with the hog. The first pid mostly sleeps in
-  // pthread_join, so had only it been tracked almost nothing would be charged; with its threads
-  // and child tracked, some benchmark task is runnable whenever the hog runs.
+// Two threads and a child process, all on CPU 1 with the hog. The first pid mostly sleeps in
+// pthread_join, so had only it been tracked almost nothing would be charged; with its threads
+// and child tracked, some benchmark task is runnable whenever the hog runs.
+void threads_and_children_are_tracked() {
   std::string json = temp_path("threads.json"), truth = temp_path("truth");
   Hog hog(1);
   setenv("NW_WATCH_PID", std::to_string(hog.pid).c_str(), 1);
@@ -80,6 +80,16 @@ TEST(RunE2E, ThreadsAndChildrenAreTracked) {
   EXPECT_GE(double(charged), 0.8 * double(hog_ns[0])) << "charged " << charged << ", hog ran " << hog_ns[0];
   unlink(json.c_str());
   unlink(truth.c_str());
+}
+
+TEST(RunE2E, ThreadsAndChildrenAreTracked) { threads_and_children_are_tracked(); }
+
+// Tracked tasks normally sit in a pid-indexed array; two tracked pids equal modulo its size go to
+// task-local storage instead. One slot forces every task but the first down that path.
+TEST(RunE2E, ThreadsAndChildrenAreTrackedWhenTheirSlotsCollide) {
+  setenv("NOISEWATCH_TASK_SLOTS", "1", 1);
+  threads_and_children_are_tracked();
+  unsetenv("NOISEWATCH_TASK_SLOTS");
 }
 
 TEST(RunE2E, MigrationsForcedFromOutsideAreCountedExactly) {
