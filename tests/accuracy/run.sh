@@ -16,7 +16,8 @@
 # (default -20: each scenario runs in its own session whose scheduler autogroup gets this nice
 # level, so that other users' builds on a shared machine do not drown the injected ground truth;
 # the benchmark and the injected noise are in the same autogroup and compete at equal weight),
-# ACC_IRQ (default: the busiest virtio*-req.0 IRQ), ACC_KEEP=DIR keeps the records and
+# ACC_IRQ (default: the busiest virtio*-req.0 IRQ), ACC_IO_THREADS (O_DIRECT writers of the IRQ
+# storm, default 2; more do not raise the IRQ rate on these VMs: completions batch), ACC_KEEP=DIR keeps the records and
 # ground-truth logs there.
 #
 # It changes one thing on the machine: the disk IRQ's smp_affinity_list (irq-storm), when the
@@ -95,7 +96,7 @@ failed=0
 for sc in "${scenarios[@]}"; do
   extra=()
   case $sc in
-    irq-storm) extra=(--irq "$irq_name") ;;
+    irq-storm) extra=(--irq "$irq_name" --io-threads "${ACC_IO_THREADS:-2}") ;;
     cpu-hog | timer-storm | migrations | blocking | none) ;;
     *) echo "run.sh: unknown scenario $sc" >&2; failed=$((failed + 1)); continue ;;
   esac
