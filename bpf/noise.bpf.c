@@ -88,6 +88,32 @@ struct {
 
 static __always_inline struct nw_cpu_state *cpu_at(__u32 cpu) { return bpf_map_lookup_elem(&cpus, &cpu); }
 
+// Scheduler-side timestamps come from the scheduler's own clock, rq->clock (sched_clock), as
+// update_rq_clock() last set it: the switch and every wake-up path update it just before their
+// tracepoint, so it is fresh there, and reading it is a load. bpf_ktime_get_ns() costs ~65 ns on
+// a KVM guest (an indirect call into the clocksource, under retpolines): three of those per
+// round trip of a context-switch storm were most of the probe's cost. One clock for all
+// scheduler timestamps keeps spans comparable across CPUs (sched_clock is synchronised where
+// TSCs are). When a wake-up preempts, the scheduler skips its next clock update, so the switch
+// that follows reads the wake-up's time: the preempting task is then charged from the wake-up
+// on, scheduling latency included, which is the cost it caused. Interrupt programs measure
+// durations only and keep ktime.
+// The runqueue is reached through the task (its group scheduling entity's cfs_rq, whose rq is
+// the CPU the task is queued on or runs on): the per-CPU `runqueues` symbol would be simpler but
+// needs CONFIG_KALLSYMS_ALL, which kernels such as this project's VMs do not have. Without
+// CONFIG_FAIR_GROUP_SCHED there is no cfs_rq->rq, and every scheduler timestamp is ktime instead
+// (decided once, at load time, so the two clocks never mix).
+static __always_inline __u64 sched_now(struct task_struct *t) {
+  if (bpf_core_field_exists(struct cfs_rq, rq)) {
+    struct cfs_rq *cfs = t->se.cfs_rq;
+    if (cfs) {
+      struct rq *rq = cfs->rq;
+      if (rq) return rq->clock;
+    }
+  }
+  return bpf_ktime_get_ns();
+}
+
 static __always_inline struct nw_probe_stats *stats(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&probe_stats, &zero);
@@ -195,7 +221,7 @@ static __always_inline void wait_end(__u32 cpu) {
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
-  __u64 now = bpf_ktime_get_ns();
+  __u64 now = sched_now(next);  // next's runqueue is this CPU's
   __u32 cpu = bpf_get_smp_processor_id();
   struct nw_cpu_state *s = cpu_at(cpu);
   if (!s) return 0;
@@ -207,7 +233,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it.
   // That includes one benchmark thread keeping another waiting: preemption:<benchmark comm>,
   // which the report engine books as the workload's own doing, not the machine's.
-  if ((s->waiting > 0 || (!pi && s->watched)) && s->mark_ts) {
+  if ((s->waiting > 0 || (!pi && s->watched)) && s->mark_ts && now > s->mark_ts) {
     __u64 span = now - s->mark_ts;
     __u64 nested = s->stolen_total - s->mark_stolen;
     span = span > nested ? span - nested : 0;
@@ -280,12 +306,13 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 static __always_inline int on_wake(struct task_struct *p) {
   struct nw_task_info *ti = tracked_info(p);
   if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING) return 0;
-  __u64 now = bpf_ktime_get_ns();
+  __u32 cpu = task_cpu_of(p);
+  __u64 now = sched_now(p);  // the runqueue the task was just queued on, clock just updated
   if (ti->phase == NW_PHASE_BLOCKED && ti->ts && now > ti->ts) record_fixed(NW_FIXED_BLOCK, now - ti->ts);
   ti->phase = NW_PHASE_WAITING;
   ti->ts = now;
-  ti->cpu = task_cpu_of(p);
-  wait_begin(ti->cpu, now);
+  ti->cpu = cpu;
+  wait_begin(cpu, now);
   return 0;
 }
 
@@ -306,7 +333,7 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu) {
   if (ti->phase == NW_PHASE_WAITING) {
     wait_end(ti->cpu);
     ti->cpu = dest_cpu;
-    wait_begin(dest_cpu, bpf_ktime_get_ns());
+    wait_begin(dest_cpu, sched_now(p));  // still the source runqueue: its callers hold and update it
   }
   return 0;
 }
@@ -343,15 +370,9 @@ int BPF_PROG(on_exit, struct task_struct *p) {
   // Forget a thread now, a process leader at its last switch (on_switch): getrusage() sums a
   // leader's switch counts when it is reaped, after that switch, whereas a thread's are folded
   // into the process at exit_notify(), before its last switch.
-  __u32 pid = p->pid;
-  if (pid != p->tgid) ti->gen = 0;
-  // From here to its last switch the time is the exiting task's own, not preemption of a sibling
-  // thread still waiting on this CPU.
-  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
-  if (s && s->curr_pid == pid) {
-    s->mark_ts = bpf_ktime_get_ns();
-    s->mark_stolen = s->stolen_total;
-  }
+  // (A sibling thread kept waiting meanwhile is charged to the exiting task as before: the
+  // workload's own doing either way.)
+  if (p->pid != p->tgid) ti->gen = 0;
   return 0;
 }
 

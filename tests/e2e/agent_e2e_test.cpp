@@ -272,9 +272,10 @@ TEST_F(AgentE2E, MetricsPassPromtoolAndCountersOnlyGrow) {
   std::string lint;
   EXPECT_EQ(pipe_through("promtool check metrics", first.body, lint), 0) << lint;
 
-  // The local timer ticks on every CPU that runs anything, and the probe sees it.
+  // The local timer ticks on every CPU that runs anything, and the probe sees it: checked below
+  // over 1.5 s, not in this first scrape, which may follow the agent's start by a few ms in which
+  // an idle (tickless) CPU 0 need not tick at all.
   auto s1 = samples(first.body);
-  EXPECT_GT(s1[R"(noisewatch_cpu_noise_events_total{cpu="0",category="irq",source="local_timer"})"], 0);
   EXPECT_EQ(s1[R"(noisewatch_build_info{version=")" NOISEWATCH_VERSION R"(",kernel=")" + [] {
     std::string k = read_file("/proc/sys/kernel/osrelease");
     return k.substr(0, k.find('\n'));
