@@ -307,6 +307,19 @@ static __always_inline int on_wake(struct task_struct *p) {
   struct nw_task_info *ti = tracked_info(p);
   if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING) return 0;
   __u32 cpu = task_cpu_of(p);
+  // A task tracked while it ran (phase NEW: the held child, check's spinners) can be "woken" in
+  // the instant between setting its sleep state and switching out (try_to_wake_up finds it still
+  // on the runqueue). It is running, not waiting: counting it as waiting would leave the CPU's
+  // count stuck, and charge every later slice of the benchmark there as preemption by itself.
+  if (bpf_core_field_exists(p->on_cpu) && p->on_cpu) {
+    ti->phase = NW_PHASE_RUNNING;
+    struct nw_cpu_state *s = cpu_at(cpu);
+    if (s && s->curr_pid == p->pid && !s->curr_tracked) {
+      s->curr_tracked = 1;
+      s->tracked_since = sched_now(p);
+    }
+    return 0;
+  }
   __u64 now = sched_now(p);  // the runqueue the task was just queued on, clock just updated
   if (ti->phase == NW_PHASE_BLOCKED && ti->ts && now > ti->ts) record_fixed(NW_FIXED_BLOCK, now - ti->ts);
   ti->phase = NW_PHASE_WAITING;
