@@ -137,7 +137,9 @@ void register_run(CLI::App& app, Action& action) {
                   "report format: text (default) | json | markdown | html; on stdout unless -o");
   sub->add_option("-o,--output", args->output, "write the --format report to FILE instead of stdout");
   sub->add_option("-e,--events", args->events,
-                  "perf events by libpfm4 name, comma-separated (see `noisewatch events`)");
+                  "perf events by libpfm4 name, comma-separated (see `noisewatch events`); default: cycles, "
+                  "instructions, cache/branch misses, software counters and effective GHz where there is a "
+                  "hardware PMU, none without one (the record has CPU time, switches, migrations, faults)");
   sub->add_flag("--no-counters", args->no_counters, "do not open perf counters (eBPF probes only)");
   sub->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
   // Everything from the benchmark's name on belongs to the benchmark, with or without `--`.
