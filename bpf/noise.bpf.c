@@ -102,17 +102,20 @@ static __always_inline struct nw_cpu_state *cpu_at(__u32 cpu) { return bpf_map_l
 // the CPU the task is queued on or runs on): the per-CPU `runqueues` symbol would be simpler but
 // needs CONFIG_KALLSYMS_ALL, which kernels such as this project's VMs do not have. Without
 // CONFIG_FAIR_GROUP_SCHED there is no cfs_rq->rq, and every scheduler timestamp is ktime instead
-// (decided once, at load time, so the two clocks never mix).
+// (decided once, at load time, so the two clocks never mix: a task whose runqueue cannot be
+// reached gives 0, which every span check skips, not a reading of the other clock).
 static __always_inline struct rq *rq_of(struct task_struct *t) {
   if (!bpf_core_field_exists(struct cfs_rq, rq)) return 0;
   struct cfs_rq *cfs = t->se.cfs_rq;
   return cfs ? cfs->rq : 0;
 }
 
-static __always_inline __u64 sched_now(struct task_struct *t) {
-  struct rq *rq = rq_of(t);
-  return rq ? rq->clock : bpf_ktime_get_ns();
+static __always_inline __u64 rq_clock(struct rq *rq) {
+  if (!bpf_core_field_exists(struct cfs_rq, rq)) return bpf_ktime_get_ns();
+  return rq ? rq->clock : 0;
 }
+
+static __always_inline __u64 sched_now(struct task_struct *t) { return rq_clock(rq_of(t)); }
 
 static __always_inline struct nw_probe_stats *stats(void) {
   __u32 zero = 0;
@@ -221,7 +224,8 @@ static __always_inline void wait_end(__u32 cpu) {
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
-  __u64 now = sched_now(next);  // next's runqueue is this CPU's, its clock just updated
+  struct rq *rq = rq_of(next);  // this CPU's runqueue, locked, its clock just updated
+  __u64 now = rq_clock(rq);
   __u32 cpu = bpf_get_smp_processor_id();
   struct nw_cpu_state *s = cpu_at(cpu);
   if (!s) return 0;
@@ -286,7 +290,6 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   // hand-over (a move path without a tracepoint, a race not thought of) to one slice instead of
   // the rest of the run. (The runqueue lock is held here, so nr_running is exact. Tasks of a
   // CFS-bandwidth-throttled group are not in it: their wait is the quota's, not charged.)
-  struct rq *rq = rq_of(next);
   if (next_pid == 0 || (rq && rq->nr_running <= 1)) s->waiting = 0;
   if (ni) {
     if (ni->phase == NW_PHASE_WAITING) wait_end(ni->cpu);
