@@ -28,6 +28,8 @@
 #include "system/cpulist.h"
 #include "system/interrupts.h"
 #include "system/monotonic_clock.h"
+#include "system/sysctl.h"
+#include "system/sysroot.h"
 
 namespace nw::probes {
 
@@ -147,15 +149,6 @@ struct NoiseProbe::Impl {
   }
 };
 
-uint32_t pid_max() {
-  std::string v = sys::read_file("/proc/sys/kernel/pid_max");
-  try {
-    return v.empty() ? NW_MAX_TASK_SLOTS : uint32_t(std::stoul(v));
-  } catch (const std::exception&) {
-    return NW_MAX_TASK_SLOTS;
-  }
-}
-
 // PIDFD_THREAD from <linux/pidfd.h> (Linux 6.9); Debian 12's headers predate it.
 constexpr unsigned kPidfdThread = 0200000;  // O_EXCL
 
@@ -178,8 +171,9 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   impl_->skel = skel;
   bpf_map__set_max_entries(skel->maps.cpus, uint32_t(impl_->ncpus));
   // One slot per possible pid where pid_max allows (no two tracked tasks can then share one).
+  const long long pid_max = sys::read_sysctl_int(sys::Sysroot(), "kernel.pid_max").value_or(NW_MAX_TASK_SLOTS);
   uint32_t slots = 1;
-  while (slots < NW_MAX_TASK_SLOTS && slots < pid_max()) slots <<= 1;
+  while (slots < NW_MAX_TASK_SLOTS && slots < pid_max) slots <<= 1;
   // Testing knob: NOISEWATCH_TASK_SLOTS=N (a power of two) shrinks the array so that tracked
   // tasks collide and take the task-storage path, which a real pid_max seldom exercises.
   if (const char* forced = getenv("NOISEWATCH_TASK_SLOTS")) {
@@ -317,13 +311,15 @@ std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
   const size_t ncpus = size_t(impl_->ncpus);
   // Per (key, CPU): the hash, the fixed slots and the preemption cache can each hold a part.
   std::map<std::pair<std::string, int>, std::pair<nw_noise_key, nw_noise_val>> acc;
+  // Returns whether there was anything to add: slots that held nothing need no clearing.
   auto add = [&](const nw_noise_key& k, int cpu, const nw_noise_val& v) {
-    if (!v.count) return;
+    if (!v.count) return false;
     auto& [key, val] = acc[{std::string(reinterpret_cast<const char*>(&k), sizeof k), cpu}];
     key = k;
     val.count += v.count;
     val.time_ns += v.time_ns;
     val.max_ns = std::max(val.max_ns, v.max_ns);
+    return true;
   };
 
   // The cache first: an entry evicted into the hash while we read is then seen twice at worst
@@ -333,8 +329,9 @@ std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
   const std::vector<nw_noise_entry> zero_entries(ncpus);
   for (uint32_t i = 0; i < NW_PREEMPT_CACHE; ++i) {
     if (bpf_map_lookup_elem(cache_fd, &i, entries.data()) != 0) continue;
-    for (size_t c = 0; c < ncpus; ++c) add(entries[c].key, int(c), entries[c].val);
-    if (reset) bpf_map_update_elem(cache_fd, &i, zero_entries.data(), BPF_ANY);
+    bool held = false;
+    for (size_t c = 0; c < ncpus; ++c) held |= add(entries[c].key, int(c), entries[c].val);
+    if (reset && held) bpf_map_update_elem(cache_fd, &i, zero_entries.data(), BPF_ANY);
   }
   int fixed_fd = bpf_map__fd(impl_->skel->maps.fixed);
   std::vector<nw_noise_val> vals(ncpus);
@@ -342,8 +339,9 @@ std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
   for (uint32_t i = 0; i < NW_FIXED_COUNT; ++i) {
     if (bpf_map_lookup_elem(fixed_fd, &i, vals.data()) != 0) continue;
     nw_noise_key k = fixed_slot_key(i);
-    for (size_t c = 0; c < ncpus; ++c) add(k, int(c), vals[c]);
-    if (reset) bpf_map_update_elem(fixed_fd, &i, zero_vals.data(), BPF_ANY);
+    bool held = false;
+    for (size_t c = 0; c < ncpus; ++c) held |= add(k, int(c), vals[c]);
+    if (reset && held) bpf_map_update_elem(fixed_fd, &i, zero_vals.data(), BPF_ANY);
   }
 
   int fd = bpf_map__fd(impl_->skel->maps.noise);
