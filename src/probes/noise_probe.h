@@ -35,12 +35,6 @@ struct FrequencySnapshot {
   bool known = false;
 };
 
-// Context switches of tracked tasks as the probe saw them, counted like getrusage()'s
-// ru_nvcsw / ru_nivcsw. Cumulative since load: take differences.
-struct SwitchCounts {
-  uint64_t voluntary = 0, involuntary = 0;
-};
-
 class NoiseProbe {
  public:
   // Loads and attaches; throws nw::Error with what to do when it cannot.
@@ -57,6 +51,8 @@ class NoiseProbe {
   std::vector<NoiseEvent> collect(bool reset = true);
   // Events that could not be recorded (maps full, etc.) since the probe was loaded.
   uint64_t lost_events() const;
+  // Context switches of tracked tasks as the probe saw them. Cumulative since load: take
+  // differences.
   SwitchCounts switches() const;
   std::vector<nw::Unavailable> unavailable() const;
   FrequencySnapshot frequency(int cpu) const;

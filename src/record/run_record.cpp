@@ -67,6 +67,10 @@ static json noise_to_json(const NoiseEntry& e) {
   return j;
 }
 
+static json switches_to_json(const SwitchCounts& s) {
+  return {{"voluntary", s.voluntary}, {"involuntary", s.involuntary}};
+}
+
 static json run_to_json(const RunSample& r) {
   json j = {{"index", r.index},
             {"warmup", r.warmup},
@@ -92,12 +96,11 @@ static json run_to_json(const RunSample& r) {
     j["counters"] = std::move(c);
   }
   if (r.mean_khz) j["mean_khz"] = *r.mean_khz;
-  if (r.probe_switches)
-    j["probe_switches"] = {{"voluntary", r.probe_switches->voluntary},
-                           {"involuntary", r.probe_switches->involuntary},
-                           {"before_tracking",
-                            {{"voluntary", r.probe_switches->before_tracking_voluntary},
-                             {"involuntary", r.probe_switches->before_tracking_involuntary}}}};
+  if (r.probe_switches) {
+    json ps = switches_to_json(r.probe_switches->seen);
+    ps["before_tracking"] = switches_to_json(r.probe_switches->before_tracking);
+    j["probe_switches"] = std::move(ps);
+  }
   if (r.interrupted) j["interrupted"] = true;
   return j;
 }
@@ -198,6 +201,14 @@ void get_req(const json& j, const char* key, T& out, const std::string& where) {
   get_opt(j, key, out, where);
 }
 
+SwitchCounts switches_from_json(const json& j, const std::string& where) {
+  if (!j.is_object()) throw std::runtime_error(where + " is not an object");
+  SwitchCounts s;
+  get_opt(j, "voluntary", s.voluntary, where);
+  get_opt(j, "involuntary", s.involuntary, where);
+  return s;
+}
+
 RunSample run_from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw std::runtime_error(where + " is not an object");
   RunSample r;
@@ -224,15 +235,9 @@ RunSample run_from_json(const json& j, const std::string& where) {
   if (j.contains("probe_switches")) {
     const auto& ps = j["probe_switches"];
     std::string w = where + ".probe_switches";
-    if (!ps.is_object()) throw std::runtime_error(w + " is not an object");
     ProbeSwitches p;
-    get_opt(ps, "voluntary", p.voluntary, w);
-    get_opt(ps, "involuntary", p.involuntary, w);
-    if (ps.contains("before_tracking")) {
-      if (!ps["before_tracking"].is_object()) throw std::runtime_error(w + ".before_tracking is not an object");
-      get_opt(ps["before_tracking"], "voluntary", p.before_tracking_voluntary, w + ".before_tracking");
-      get_opt(ps["before_tracking"], "involuntary", p.before_tracking_involuntary, w + ".before_tracking");
-    }
+    p.seen = switches_from_json(ps, w);
+    if (ps.contains("before_tracking")) p.before_tracking = switches_from_json(ps["before_tracking"], w + ".before_tracking");
     r.probe_switches = p;
   }
   if (j.contains("noise")) {

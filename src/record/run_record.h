@@ -28,13 +28,17 @@ struct CounterValue {
   double scaling = 1.0;   // time_running / time_enabled; < 1 means the counter was multiplexed
 };
 
-// Context switches of the benchmark's tasks as the eBPF probe counted them, split the kernel's way
-// (voluntary: it blocked; involuntary: it was still runnable), next to the switches the child
-// made before it was tracked (from /proc). Their sums must equal getrusage()'s: the check that no
+// Context switches split the kernel's way (getrusage's ru_nvcsw / ru_nivcsw): voluntary when the
+// task blocked, involuntary when it was still runnable.
+struct SwitchCounts {
+  uint64_t voluntary = 0, involuntary = 0;
+};
+
+// The benchmark's switches as the eBPF probe counted them, next to the switches the child made
+// before it was tracked (from /proc). Their sums must equal getrusage()'s: the check that no
 // switch escaped the probe.
 struct ProbeSwitches {
-  uint64_t voluntary = 0, involuntary = 0;
-  uint64_t before_tracking_voluntary = 0, before_tracking_involuntary = 0;
+  SwitchCounts seen, before_tracking;
 };
 
 struct RunSample {

@@ -87,8 +87,8 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     probe.untrack_all();
     probe.collect(true);  // whatever happened between repetitions is not this one's
     probe.track(child.pid());
-    const TaskSwitches before_tracking = read_task_switches(child.pid());
-    const probes::SwitchCounts switches0 = probe.switches();
+    const SwitchCounts before_tracking = read_task_switches(child.pid());
+    const SwitchCounts switches0 = probe.switches();
     if (counters) counters->attach(child.pid());
     uint64_t steal0 = read_steal_ns(plan.cpus);
     std::vector<probes::FrequencySnapshot> f0;
@@ -97,7 +97,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     ChildResult r = repetition.run(child);
 
     auto events = probe.collect(true);
-    const probes::SwitchCounts switches1 = probe.switches();
+    const SwitchCounts switches1 = probe.switches();
     probe.untrack_all();
     RunSample s;
     if (counters) s.counters = counters->read_and_close();
@@ -110,9 +110,9 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     s.signal = r.signal;
     s.voluntary_switches = uint64_t(r.usage.ru_nvcsw);
     s.involuntary_switches = uint64_t(r.usage.ru_nivcsw);
-    s.probe_switches = ProbeSwitches{switches1.voluntary - switches0.voluntary,
-                                     switches1.involuntary - switches0.involuntary,
-                                     before_tracking.voluntary, before_tracking.involuntary};
+    s.probe_switches = ProbeSwitches{{switches1.voluntary - switches0.voluntary,
+                                      switches1.involuntary - switches0.involuntary},
+                                     before_tracking};
     s.minor_faults = uint64_t(r.usage.ru_minflt);
     s.major_faults = uint64_t(r.usage.ru_majflt);
     s.steal_ns = read_steal_ns(plan.cpus) - steal0;

@@ -1,12 +1,13 @@
 #include "runner/task_switches.h"
 
-#include <fstream>
 #include <sstream>
+
+#include "system/host_info.h"
 
 namespace nw::runner {
 
-TaskSwitches parse_task_switches(const std::string& status_text) {
-  TaskSwitches t;
+SwitchCounts parse_task_switches(const std::string& status_text) {
+  SwitchCounts t;
   std::istringstream in(status_text);
   std::string line;
   while (std::getline(in, line)) {
@@ -26,11 +27,8 @@ TaskSwitches parse_task_switches(const std::string& status_text) {
   return t;
 }
 
-TaskSwitches read_task_switches(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_task_switches(ss.str());
+SwitchCounts read_task_switches(pid_t pid) {
+  return parse_task_switches(sys::read_file("/proc/" + std::to_string(pid) + "/status"));
 }
 
 }  // namespace nw::runner

@@ -3,18 +3,15 @@
 #pragma once
 #include <sys/types.h>
 
-#include <cstdint>
 #include <string>
+
+#include "record/run_record.h"
 
 namespace nw::runner {
 
-struct TaskSwitches {
-  uint64_t voluntary = 0, involuntary = 0;
-};
-
 // Parses the voluntary_ctxt_switches / nonvoluntary_ctxt_switches lines; missing lines read 0.
-TaskSwitches parse_task_switches(const std::string& status_text);
+SwitchCounts parse_task_switches(const std::string& status_text);
 // 0/0 when the file cannot be read (the task is gone).
-TaskSwitches read_task_switches(pid_t pid);
+SwitchCounts read_task_switches(pid_t pid);
 
 }  // namespace nw::runner

@@ -23,7 +23,7 @@ RunRecord sample_record() {
   }
   rec.runs[2].signal = 11;
   rec.runs[2].exit_status = 139;
-  rec.runs[3].probe_switches = ProbeSwitches{120, 80, 2, 1};
+  rec.runs[3].probe_switches = ProbeSwitches{{120, 80}, {2, 1}};
   rec.unavailable.push_back({"frequency", "no cpufreq driver"});
   rec.summary = summarize(rec);
   return rec;
@@ -54,8 +54,8 @@ TEST(RunRecord, JsonRoundTrip) {
   EXPECT_FALSE(j["runs"][1].contains("probe_switches"));  // absent when the probe did not count
   EXPECT_EQ(j["runs"][3]["probe_switches"]["before_tracking"]["voluntary"], 2);
   ASSERT_TRUE(back.runs[3].probe_switches.has_value());
-  EXPECT_EQ(back.runs[3].probe_switches->involuntary, 80u);
-  EXPECT_EQ(back.runs[3].probe_switches->before_tracking_involuntary, 1u);
+  EXPECT_EQ(back.runs[3].probe_switches->seen.involuntary, 80u);
+  EXPECT_EQ(back.runs[3].probe_switches->before_tracking.involuntary, 1u);
 }
 
 TEST(RunRecord, ProbeSwitchesMustBeAnObject) {
