@@ -40,8 +40,7 @@ TEST(RunE2E, HogOnTargetCpuIsChargedAsPreemption) {
   Hog hog(1);
   setenv("NW_WATCH_PID", std::to_string(hog.pid).c_str(), 1);
   setenv("NW_WATCH_OUT", truth.c_str(), 1);
-  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "3", "--warmup", "0", "-q", "--json", json, "--",
-                bin("nw_spin"), "300"});
+  Proc p = run_recorded(json, 3, {bin("nw_spin"), "300"});
   unsetenv("NW_WATCH_PID");
   unsetenv("NW_WATCH_OUT");
   ASSERT_EQ(p.status, 0) << p.err;
@@ -68,8 +67,7 @@ void threads_and_children_are_tracked() {
   Hog hog(1);
   setenv("NW_WATCH_PID", std::to_string(hog.pid).c_str(), 1);
   setenv("NW_WATCH_OUT", truth.c_str(), 1);
-  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "-q", "--json", json, "--",
-                bin("nw_threads"), "2", "100"});
+  Proc p = run_recorded(json, 1, {bin("nw_threads"), "2", "100"});
   unsetenv("NW_WATCH_PID");
   unsetenv("NW_WATCH_OUT");
   ASSERT_EQ(p.status, 0) << p.err;
@@ -129,8 +127,7 @@ TEST(RunE2E, MigrationsForcedFromOutsideAreCountedExactly) {
 TEST(RunE2E, SleepIsBlockingWithinFivePercent) {
   // 20 sleeps of 10 ms: 200 ms chosen off-CPU, plus timer slack (50 us each by default).
   std::string json = temp_path("sleep.json");
-  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "3", "--warmup", "0", "-q", "--json", json, "--",
-                bin("nw_sleeper"), "20", "10000"});
+  Proc p = run_recorded(json, 3, {bin("nw_sleeper"), "20", "10000"});
   ASSERT_EQ(p.status, 0) << p.err;
   auto rec = load_json(json);
   for (const auto& r : rec["runs"]) {
@@ -151,8 +148,7 @@ TEST(RunE2E, ContextSwitchesEqualTheKernelsCount) {
   // them involuntary (the woken thread preempts the waker). The probe's count plus the switches
   // the held child made before it was tracked must be getrusage()'s, split the same way.
   std::string json = temp_path("switches.json");
-  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "3", "--warmup", "0", "-q", "--json", json, "--",
-                bin("acc_pingpong"), "20000", "--quiet"});
+  Proc p = run_recorded(json, 3, {bin("acc_pingpong"), "20000", "--quiet"});
   ASSERT_EQ(p.status, 0) << p.err;
   auto rec = load_json(json);
   EXPECT_EQ(rec["lost_events"], 0);

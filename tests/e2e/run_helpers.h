@@ -82,6 +82,15 @@ inline Proc run(const std::vector<std::string>& argv) {
   return p;
 }
 
+// `noisewatch run` pinned to CPU 1, no warm-up, quiet, the record written to `json`: the form
+// most run tests use. `bench` is the benchmark's command line.
+inline Proc run_recorded(const std::string& json, int runs, const std::vector<std::string>& bench) {
+  std::vector<std::string> argv{noisewatch(), "--cpu", "1", "--runs", std::to_string(runs), "--warmup", "0",
+                                "-q", "--json", json, "--"};
+  argv.insert(argv.end(), bench.begin(), bench.end());
+  return run(argv);
+}
+
 inline nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
 
 // A source's time or count in one run of a record (0 when the source did not show up).
