@@ -1,12 +1,11 @@
-// Every rule on whole-machine trees: the two shared fixtures (expected findings from
-// ../shared/fixtures/README.md) and our own trees (tests/data/sysroots/README.md).
+// Every rule on whole-machine trees (expected findings from tests/data/sysroots/README.md).
 #include "check_test_util.h"
 
 namespace nw::check::testing {
 namespace {
 
 TEST(CheckFixtures, LaptopHybridUntunedCpu2) {
-  auto r = check_sysroot(shared_sysroot("laptop-hybrid-untuned"), std::vector<int>{2});
+  auto r = check_sysroot(fixture_sysroot("laptop-hybrid-untuned"), std::vector<int>{2});
   expect_statuses(r, {{"cpu-governor", "warn"},      {"frequency-range", "warn"},  {"turbo-boost", "warn"},
                       {"smt", "warn"},               {"cpu-isolation", "warn"},    {"nohz-full", "warn"},
                       {"rcu-nocbs", "warn"},         {"irq-affinity", "warn"},     {"irqbalance", "warn"},
@@ -20,7 +19,7 @@ TEST(CheckFixtures, LaptopHybridUntunedCpu2) {
 }
 
 TEST(CheckFixtures, LaptopSummariesCarryTheValuesRead) {
-  auto r = check_sysroot(shared_sysroot("laptop-hybrid-untuned"), std::vector<int>{2});
+  auto r = check_sysroot(fixture_sysroot("laptop-hybrid-untuned"), std::vector<int>{2});
   EXPECT_NE(r.find("cpu-governor")->summary.find("powersave"), std::string::npos);
   EXPECT_NE(r.find("cpu-governor")->summary.find("balance_performance"), std::string::npos) << "EPP in active mode";
   EXPECT_NE(r.find("smt")->summary.find("CPU 3"), std::string::npos) << "names the sibling";
@@ -39,13 +38,13 @@ TEST(CheckFixtures, LaptopSummariesCarryTheValuesRead) {
 }
 
 TEST(CheckFixtures, LaptopDefaultTargetsAreAllOnlineCpus) {
-  auto r = check_sysroot(shared_sysroot("laptop-hybrid-untuned"));
+  auto r = check_sysroot(fixture_sysroot("laptop-hybrid-untuned"));
   EXPECT_EQ(r.target_cpus.size(), 14u);
   EXPECT_NE(r.find("hybrid-cpu")->summary.find("span several kinds"), std::string::npos);
 }
 
 TEST(CheckFixtures, ServerTunedCpu4) {
-  auto r = check_sysroot(shared_sysroot("server-tuned"), std::vector<int>{4});
+  auto r = check_sysroot(fixture_sysroot("server-tuned"), std::vector<int>{4});
   for (const auto& f : r.findings) {
     if (f.id == "power-supply") {
       EXPECT_TRUE(f.status == Status::ok || f.status == Status::info || f.status == Status::unknown) << f.summary;
@@ -58,14 +57,14 @@ TEST(CheckFixtures, ServerTunedCpu4) {
 }
 
 TEST(CheckFixtures, ServerDefaultTargetsAreTheIsolatedCpus) {
-  auto r = check_sysroot(shared_sysroot("server-tuned"));
+  auto r = check_sysroot(fixture_sysroot("server-tuned"));
   EXPECT_EQ(r.target_cpus, (std::vector<int>{2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(r.exit_status(), 0);
 }
 
 TEST(CheckFixtures, ServerHousekeepingCpuIsNotIsolated) {
   // CPU 0 takes the IRQs (irqaffinity=0-1) and is not isolated: both checks must say so.
-  auto r = check_sysroot(shared_sysroot("server-tuned"), std::vector<int>{0});
+  auto r = check_sysroot(fixture_sysroot("server-tuned"), std::vector<int>{0});
   EXPECT_EQ(r.find("cpu-isolation")->status, Status::warn);
   EXPECT_EQ(r.find("irq-affinity")->status, Status::warn);
   EXPECT_EQ(r.find("nohz-full")->status, Status::warn);
@@ -73,7 +72,7 @@ TEST(CheckFixtures, ServerHousekeepingCpuIsNotIsolated) {
 }
 
 TEST(CheckFixtures, FindingsFollowTheDesignOrder) {
-  auto r = check_sysroot(shared_sysroot("server-tuned"), std::vector<int>{4});
+  auto r = check_sysroot(fixture_sysroot("server-tuned"), std::vector<int>{4});
   std::vector<std::string> ids;
   for (const auto& f : r.findings) ids.push_back(f.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"cpu-governor", "frequency-range", "turbo-boost", "smt", "cpu-isolation",
@@ -85,7 +84,7 @@ TEST(CheckFixtures, FindingsFollowTheDesignOrder) {
 
 // Captured from the development VM with `noisewatch snapshot` (Firecracker, 2 vCPUs, no cpufreq).
 TEST(CheckOwnTrees, FirecrackerVm) {
-  auto r = check_sysroot(own_sysroot("vm-firecracker-2cpu"));
+  auto r = check_sysroot(fixture_sysroot("vm-firecracker-2cpu"));
   EXPECT_EQ(r.target_cpus, (std::vector<int>{0, 1}));
   expect_statuses(r, {{"cpu-governor", "unknown"}, {"frequency-range", "unknown"}, {"turbo-boost", "unknown"},
                       {"smt", "ok"},               {"cpu-isolation", "warn"},    {"nohz-full", "warn"},
@@ -102,7 +101,7 @@ TEST(CheckOwnTrees, FirecrackerVm) {
 // Crafted: EPYC, 2 NUMA nodes, SMT on, amd-pstate active with per-policy boost, CPUs isolated
 // by the `isolated` file only, THP always, throttled CPU 3, busy machine on mains.
 TEST(CheckOwnTrees, EpycNumaAmdPstate) {
-  auto r = check_sysroot(own_sysroot("epyc-numa2-amd-pstate"));
+  auto r = check_sysroot(fixture_sysroot("epyc-numa2-amd-pstate"));
   EXPECT_EQ(r.target_cpus, (std::vector<int>{2, 3})) << "default: the isolated CPUs";
   expect_statuses(r, {{"cpu-governor", "ok"},       {"frequency-range", "warn"},  {"turbo-boost", "warn"},
                       {"smt", "warn"},              {"cpu-isolation", "ok"},      {"nohz-full", "warn"},
@@ -124,17 +123,17 @@ TEST(CheckOwnTrees, EpycNumaAmdPstate) {
 }
 
 TEST(CheckOwnTrees, EpycNonIsolatedCpuWithoutDeepStatesOrThrottling) {
-  auto r = check_sysroot(own_sysroot("epyc-numa2-amd-pstate"), std::vector<int>{2});
+  auto r = check_sysroot(fixture_sysroot("epyc-numa2-amd-pstate"), std::vector<int>{2});
   EXPECT_EQ(r.find("frequency-range")->status, Status::ok);
   EXPECT_EQ(r.find("thermal-throttling")->status, Status::ok);
-  auto r0 = check_sysroot(own_sysroot("epyc-numa2-amd-pstate"), std::vector<int>{0});
+  auto r0 = check_sysroot(fixture_sysroot("epyc-numa2-amd-pstate"), std::vector<int>{0});
   EXPECT_EQ(r0.find("cpu-isolation")->status, Status::warn);
   EXPECT_EQ(r0.find("rcu-nocbs")->status, Status::warn);
 }
 
 // Only the online CPU list: every check whose files are absent says unknown, never guesses.
 TEST(CheckOwnTrees, MinimalTreeIsAllUnknown) {
-  auto r = check_sysroot(own_sysroot("minimal-online-only"));
+  auto r = check_sysroot(fixture_sysroot("minimal-online-only"));
   EXPECT_EQ(r.target_cpus, (std::vector<int>{0, 1, 2, 3}));
   for (const auto& f : r.findings) EXPECT_EQ(f.status, Status::unknown) << f.id << ": " << f.summary;
   EXPECT_EQ(r.exit_status(), 0);

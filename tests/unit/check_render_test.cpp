@@ -10,7 +10,7 @@ namespace nw::check::testing {
 namespace {
 
 CheckReport laptop_with_measurement() {
-  auto r = check_sysroot(shared_sysroot("laptop-hybrid-untuned"), std::vector<int>{2, 3});
+  auto r = check_sysroot(fixture_sysroot("laptop-hybrid-untuned"), std::vector<int>{2, 3});
   CpuNoise a;
   a.cpu = 2;
   a.noise_ppm = 1234.5;
@@ -50,7 +50,7 @@ TEST(CheckRender, JsonHasTheContractFields) {
 }
 
 TEST(CheckRender, JsonRecommendedCpuIsNullWithoutMeasurement) {
-  auto j = render_json(check_sysroot(shared_sysroot("server-tuned")));
+  auto j = render_json(check_sysroot(fixture_sysroot("server-tuned")));
   EXPECT_TRUE(j["recommended_cpu"].is_null());
   EXPECT_TRUE(j["cpus"].empty());
 }
@@ -64,7 +64,7 @@ TEST(CheckRender, PrometheusStatusValues) {
   EXPECT_NE(text.find("noisewatch_cpu_noise_ratio{cpu=\"2\"} 0.0012345\n"), std::string::npos) << text;
   EXPECT_NE(text.find("noisewatch_cpu_max_gap_seconds{cpu=\"2\"} 4.5e-05\n"), std::string::npos) << text;
   EXPECT_NE(text.find("noisewatch_recommended_cpu 3\n"), std::string::npos);
-  auto minimal = render_prometheus(check_sysroot(own_sysroot("minimal-online-only")));
+  auto minimal = render_prometheus(check_sysroot(fixture_sysroot("minimal-online-only")));
   EXPECT_NE(minimal.find("noisewatch_check_status{check=\"smt\"} -1\n"), std::string::npos) << "unknown is -1";
   EXPECT_EQ(minimal.find("noisewatch_cpu_noise_ratio"), std::string::npos);
 }
@@ -72,7 +72,7 @@ TEST(CheckRender, PrometheusStatusValues) {
 // promtool (Debian package prometheus) is the reference validator of the exposition format.
 TEST(CheckRender, PrometheusPassesPromtool) {
   if (std::system("command -v promtool >/dev/null 2>&1") != 0) GTEST_FAIL() << "promtool not installed (apt-get install prometheus)";
-  for (const auto& report : {laptop_with_measurement(), check_sysroot(own_sysroot("minimal-online-only"))}) {
+  for (const auto& report : {laptop_with_measurement(), check_sysroot(fixture_sysroot("minimal-online-only"))}) {
     ScratchRoot tmp;
     std::string file = tmp.dir() + "/check.prom";
     std::ofstream(file) << render_prometheus(report);

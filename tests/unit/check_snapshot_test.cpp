@@ -38,14 +38,14 @@ TEST(CheckSnapshot, LiveMachineCopyGivesTheSameFindings) {
 }
 
 TEST(CheckSnapshot, FixtureCopyGivesTheSameFindingsAndOnlyWhatWasRead) {
-  sys::Sysroot fixture(shared_sysroot("laptop-hybrid-untuned"));
+  sys::Sysroot fixture(fixture_sysroot("laptop-hybrid-untuned"));
   auto online = make_context(fixture, std::nullopt).topo.online;
   auto before = all_findings(fixture, online);
   ScratchRoot out;
   sys::write_snapshot(fixture, out.dir());
   sys::Sysroot copy(out.dir());
   expect_same(before, all_findings(copy, online));
-  expect_same(all_findings(sys::Sysroot(shared_sysroot("laptop-hybrid-untuned")), std::vector<int>{2}),
+  expect_same(all_findings(sys::Sysroot(fixture_sysroot("laptop-hybrid-untuned")), std::vector<int>{2}),
               all_findings(copy, std::vector<int>{2}));
   // Only files that a check reads: not the process cmdlines or the unrelated sysctls.
   EXPECT_TRUE(std::filesystem::exists(out.dir() + "/proc/812/stat"));

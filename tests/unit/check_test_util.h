@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -14,11 +15,13 @@
 
 namespace nw::check::testing {
 
-inline std::string shared_sysroot(const std::string& name) {
-  return std::string(NW_SHARED_DIR) + "/fixtures/sysroots/" + name;
-}
-inline std::string own_sysroot(const std::string& name) {
-  return std::string(NW_SOURCE_DIR) + "/tests/data/sysroots/" + name;
+// A fixture tree under tests/data/sysroots/. A missing tree is a test failure that names it
+// (gtest reports the exception), never a crash further down.
+inline std::string fixture_sysroot(const std::string& name) {
+  std::string dir = std::string(NW_SOURCE_DIR) + "/tests/data/sysroots/" + name;
+  if (!std::filesystem::is_directory(dir + "/sys/devices/system/cpu"))
+    throw std::runtime_error("fixture sysroot missing: " + dir + " (see tests/data/sysroots/README.md)");
+  return dir;
 }
 
 inline CheckReport check_sysroot(const std::string& dir, std::optional<std::vector<int>> cpus = std::nullopt) {

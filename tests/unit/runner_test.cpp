@@ -67,7 +67,8 @@ TEST(TaskSwitches, ReadsBothCountsFromProcStatus) {
   auto none = parse_task_switches("Name:\tx\nvoluntary_ctxt_switches:\tgarbage\n");
   EXPECT_EQ(none.voluntary, 0u);
   EXPECT_EQ(none.involuntary, 0u);
-  // This process has been switched out at least once by now (it was exec'd and scheduled).
+  // This process has been switched out at least once by now.
+  usleep(1000);  // a sleep is a voluntary switch: the count below cannot be 0
   auto self = read_task_switches(getpid());
   EXPECT_GT(self.voluntary + self.involuntary, 0u);
   EXPECT_EQ(read_task_switches(-1).voluntary, 0u);

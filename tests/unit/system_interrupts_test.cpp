@@ -45,7 +45,7 @@ TEST(Interrupts, ParsesDeviceLinesAndVectors) {
 }
 
 TEST(Interrupts, ReadsFixtureTree) {
-  auto t = read_interrupts(NW_SHARED_DIR "/fixtures/sysroots/laptop-hybrid-untuned");
+  auto t = read_interrupts(NW_SOURCE_DIR "/tests/data/sysroots/laptop-hybrid-untuned");
   EXPECT_EQ(t.cpus.size(), 14u);
   EXPECT_FALSE(t.lines.empty());
 }
