@@ -2,7 +2,7 @@
 // noisewatch kernel side: charges everything that takes time from tracked tasks (the benchmark,
 // its threads and children) to a named source, aggregated in-kernel per CPU.
 //
-// Accounting model (see DESIGN.md):
+// Accounting model (see docs/contracts.md):
 //  - while a tracked task runs on a CPU, hard IRQs, APIC vectors, softirqs and NMIs on that CPU
 //    are time stolen from it;
 //  - while a tracked task is runnable but not running, the CPU time of whatever runs instead on

@@ -1,4 +1,4 @@
-// Variance attribution. For time-valued sources the decomposition of DESIGN.md is exact:
+// Variance attribution. For time-valued sources the decomposition of docs/contracts.md is exact:
 //   Var(T) = sum_s Cov(T, S_s) + Cov(T, U),   U = T - sum_s S_s,   share_s = Cov(T, S_s) / Var(T).
 // Count-valued sources (migration, fault) carry no time, so their cost per event is estimated by
 // regressing the remainder U on their counts (least squares, non-negative: an event cannot save

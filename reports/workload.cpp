@@ -3,7 +3,7 @@
 // of that remainder that follows the instruction count is the workload doing different work per
 // run (nondeterministic input, random seeds): U is regressed on instructions, beta >= 0, and
 // beta * Cov(T, I) / Var(T) is moved from "unexplained" to "workload" in this split only; the
-// `unexplained` attribution row stays the plain remainder of DESIGN.md.
+// `unexplained` attribution row stays the plain remainder of docs/contracts.md.
 #include "reports/workload.h"
 
 #include <cmath>

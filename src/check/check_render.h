@@ -12,7 +12,7 @@ namespace nw::check {
 // colours to the statuses (the CLI asks for it only on a TTY without NO_COLOR).
 std::string render_text(const CheckReport& report, bool color);
 
-// The `noisewatch.check/1` document of DESIGN.md (plus extra fields).
+// The `noisewatch.check/1` document of docs/contracts.md (plus extra fields).
 nlohmann::json render_json(const CheckReport& report);
 
 // node_exporter textfile-collector format (valid for `promtool check metrics`).

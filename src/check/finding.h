@@ -16,7 +16,7 @@ enum class Status { ok, info, warn, fail, unknown };
 std::string_view to_string(Status s);
 
 struct Finding {
-  std::string id;                 // stable id (DESIGN.md): "cpu-governor", "smt", ...
+  std::string id;                 // stable id (docs/contracts.md): "cpu-governor", "smt", ...
   Status status = Status::unknown;
   std::vector<int> cpus;          // the CPUs concerned (target CPUs, or those with the problem)
   std::string summary;            // one line, with the values read

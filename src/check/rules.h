@@ -1,4 +1,4 @@
-// The configuration rules of `noisewatch check`, one function per finding id (DESIGN.md).
+// The configuration rules of `noisewatch check`, one function per finding id (docs/contracts.md).
 // Each reads only through ctx.root, so it works the same live and on a sysroot, and reports
 // `unknown` when its input files are absent.
 #pragma once
@@ -29,7 +29,7 @@ Finding check_power_supply(const CheckContext& ctx);
 Finding check_thermal_throttling(const CheckContext& ctx);
 Finding check_numa_balancing(const CheckContext& ctx);
 
-// Every rule, in the order of DESIGN.md's list of ids.
+// Every rule, in the order of docs/contracts.md's list of ids.
 std::vector<Finding> run_all_checks(const CheckContext& ctx);
 
 }  // namespace nw::check

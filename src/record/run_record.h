@@ -1,5 +1,5 @@
 // The run record: everything one `noisewatch run` measured, in a format-neutral model.
-// It round-trips through the `noisewatch.run/1` JSON of DESIGN.md (field names are a contract).
+// It round-trips through the `noisewatch.run/1` JSON of docs/contracts.md (field names are a contract).
 #pragma once
 #include <cstdint>
 #include <map>

@@ -9,7 +9,7 @@ namespace nw::runner {
 
 struct SessionResult {
   RunRecord record;
-  int exit_status = 0;  // DESIGN.md: first failing repetition's status, 130 after SIGINT
+  int exit_status = 0;  // docs/contracts.md: first failing repetition's status, 130 after SIGINT
 };
 
 // Called after each repetition (for progress lines).
