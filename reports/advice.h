@@ -1,5 +1,6 @@
 // The knob catalogue: noise sources -> the settings that remove them, with exact commands.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "record/run_record.h"
@@ -24,6 +25,17 @@ struct AdviceInput {
 // Ranked: knobs addressing measured sources by share, then knobs that may address
 // `unexplained` by share, then advice on the measurement itself (warm-up, more runs).
 std::vector<Recommendation> recommend(const AdviceInput& in);
+
+// How the recommendations are ordered: by tier, then by share within a tier.
+enum class Tier {
+  measured,     // removes measured sources; ranked by the share it addresses
+  speculative,  // may reduce `unexplained` (its cause is unmeasured); share = all of `unexplained`
+  measurement,  // about the measurement itself (warm-up, more runs); no share
+};
+Tier tier_of(const Recommendation& r);
+
+// The benchmark command as one shell line (arguments quoted where needed).
+std::string shell_command(const std::vector<std::string>& argv);
 
 // Every knob of the catalogue, in catalogue order (ids of per-process/per-IRQ knobs are prefixes:
 // "stop-process" yields "stop-process:<comm>").

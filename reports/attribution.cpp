@@ -80,7 +80,17 @@ std::vector<double> nonnegative_fit(const std::vector<std::vector<double>>& c, c
 
 }  // namespace
 
-Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx) {
+double max_per_event_ns(const SourceSeries& s) {
+  if (s.name == "migration") return kMaxMigrationNs;
+  return s.major_faults ? kMaxMajorFaultNs : kMaxMinorFaultNs;
+}
+
+bool interval_uncertain(double share, double low, double high) {
+  double width = high - low;
+  return width > kUncertainWidth && width > std::fabs(share);
+}
+
+Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx, const std::vector<bool>& rejected) {
   Decomposition d;
   const size_t k = m.sources.size();
   d.shares.assign(k, 0.0);
@@ -100,7 +110,7 @@ Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx) {
       auto v = pick(src.time_ns, idx);
       d.shares[s] = stats::covariance(t, v) / d.var_t;
       for (size_t i = 0; i < u.size(); ++i) u[i] -= v[i];
-    } else {
+    } else if (s >= rejected.size() || !rejected[s]) {
       count_cols.push_back(s);
       counts.push_back(pick(src.count, idx));
     }
@@ -116,6 +126,43 @@ Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx) {
   d.residual = std::move(u);
   return d;
 }
+
+namespace {
+
+// Why a count source's fitted cost is (not) turned into time.
+struct CostFit {
+  double per_event_ns = 0;  // the fit that was judged
+  bool plausible = true, significant = false, rejected = false;
+};
+
+// Percentile bootstrap over repetitions: one pass evaluates the whole decomposition per resample
+// and keeps every source's share, so all intervals come from the same resamples.
+std::vector<std::vector<double>> bootstrap_shares(const RunMatrix& m, const std::vector<bool>& rejected) {
+  const size_t n = m.runs(), k = m.sources.size();
+  std::vector<std::vector<double>> samples(k + 1);
+  // Each resample costs O(n x sources): keep the total work bounded for long records, where
+  // the intervals are narrow anyway (>= 400 resamples still puts 10 beyond each 2.5 % tail).
+  const int resamples = n <= 100 ? 2000 : int(std::max<size_t>(400, 200000 / n));
+  stats::bootstrap(n, [&](std::span<const size_t> idx) {
+    auto d = decompose(m, idx, rejected);
+    if (!d.valid) return 0.0;  // all-identical resample: no variance to split, skip it
+    for (size_t s = 0; s < k; ++s) samples[s].push_back(d.shares[s]);
+    samples[k].push_back(d.unexplained);
+    return 0.0;
+  }, resamples);
+  return samples;
+}
+
+// A cost per event above the physical bound, or one that would make a run's events alone take
+// longer than that run, cannot be what the events cost.
+bool plausible_cost(const RunMatrix& m, const SourceSeries& s, double beta) {
+  if (beta > max_per_event_ns(s)) return false;
+  for (size_t i = 0; i < m.runs(); ++i)
+    if (beta * s.count[i] >= m.wall_ns[i]) return false;
+  return true;
+}
+
+}  // namespace
 
 AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
   AttributionResult res;
@@ -133,21 +180,33 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
                  " measured runs the shares are not reliable";
   res.attributable = point.valid && n >= kMinRunsToAttribute;
 
-  // Interval: percentile bootstrap over repetitions. One pass evaluates the whole decomposition
-  // per resample and keeps every source's share, so all intervals come from the same resamples.
+  // A count source keeps its fitted cost only when it is physically plausible and the bootstrap
+  // says the count really moves the run time (its interval excludes 0); otherwise it is taken out
+  // of the fit and everything is recomputed without it. Each round rejects one more source or ends.
+  std::vector<bool> rejected(k, false);
+  std::vector<CostFit> fits(k);
   std::vector<std::vector<double>> samples(k + 1);
-  if (res.attributable) {
-    // Each resample costs O(n x sources): keep the total work bounded for long records, where
-    // the intervals are narrow anyway (>= 400 resamples still puts 10 beyond each 2.5 % tail).
-    const int resamples = n <= 100 ? 2000 : int(std::max<size_t>(400, 200000 / n));
-    stats::bootstrap(n, [&](std::span<const size_t> idx) {
-      auto d = decompose(m, idx);
-      if (!d.valid) return 0.0;  // all-identical resample: no variance to split, skip it
-      for (size_t s = 0; s < k; ++s) samples[s].push_back(d.shares[s]);
-      samples[k].push_back(d.unexplained);
-      return 0.0;
-    }, resamples);
+  auto low = [&](size_t s) { return samples[s].empty() ? 0.0 : stats::quantile(samples[s], 0.025); };
+  for (size_t round = 0; round <= k; ++round) {
+    if (round > 0) point = decompose(m, all, rejected);
+    bool changed = false;
+    for (size_t s = 0; s < k; ++s) {
+      if (m.sources[s].kind != Kind::count || rejected[s]) continue;
+      fits[s].per_event_ns = point.per_event_ns[s];
+      fits[s].plausible = plausible_cost(m, m.sources[s], point.per_event_ns[s]);
+      if (!fits[s].plausible) rejected[s] = fits[s].rejected = changed = true;
+    }
+    if (changed) continue;
+    samples.assign(k + 1, {});
+    if (res.attributable) samples = bootstrap_shares(m, rejected);
+    for (size_t s = 0; s < k; ++s) {
+      if (m.sources[s].kind != Kind::count || rejected[s]) continue;
+      fits[s].significant = res.attributable && low(s) > 0;
+      if (!fits[s].significant) rejected[s] = fits[s].rejected = changed = true;
+    }
+    if (!changed) break;
   }
+
   auto interval = [&](Attribution& a, size_t s) {
     if (samples[s].empty()) return;
     a.share_low = stats::quantile(samples[s], 0.025);
@@ -171,20 +230,25 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
       extra["kind"] = src.name == "frequency" && m.frequency_modelled ? "model" : "time";
     } else {
       extra["kind"] = "count";
-      extra["per_event_ns"] = point.per_event_ns[s];
+      extra["per_event_ns"] = fits[s].per_event_ns;
+      extra["per_event_max_ns"] = max_per_event_ns(src);
+      extra["cost_plausible"] = fits[s].plausible;
+      extra["cost_significant"] = fits[s].significant;
+      a.mean_time_ns = fits[s].rejected ? 0.0 : point.per_event_ns[s] * a.mean_count;
     }
     size_t seen = 0;
-    for (size_t i = 0; i < n; ++i) seen += src.count[i] > 0 || src.time_ns[i] > 0;
-    extra["runs_seen"] = seen;
-    interval(a, s);
-    if (src.kind == Kind::count) {
-      // A fitted cost is only reported as time when the bootstrap says the count really moves
-      // the run time; otherwise it is a fit to noise (e.g. a count that barely varies).
-      bool significant = res.attributable && a.share_low && *a.share_low > 0;
-      extra["cost_significant"] = significant;
-      a.mean_time_ns = significant ? point.per_event_ns[s] * a.mean_count : 0.0;
+    nlohmann::json over_wall = nlohmann::json::array();
+    for (size_t i = 0; i < n; ++i) {
+      seen += src.count[i] > 0 || src.time_ns[i] > 0;
+      // Time is conserved: no source can take more than the run's wall time.
+      if (src.kind == Kind::time && src.time_ns[i] > m.wall_ns[i]) over_wall.push_back(m.run_index[i]);
     }
-    extra["pct_of_run"] = mean_t > 0 ? a.mean_time_ns / mean_t : 0.0;
+    extra["runs_seen"] = seen;
+    // A rejected fit has no share, so no interval either.
+    if (src.kind == Kind::time || !fits[s].rejected) interval(a, s);
+    if (a.share_low && a.share_high && interval_uncertain(a.share, *a.share_low, *a.share_high)) extra["uncertain"] = true;
+    if (!over_wall.empty()) extra["inconsistent_runs"] = std::move(over_wall);
+    else extra["pct_of_run"] = mean_t > 0 ? a.mean_time_ns / mean_t : 0.0;
     a.extra = std::move(extra);
     res.rows.push_back(std::move(a));
   }
@@ -193,8 +257,8 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
   u.share = point.valid ? point.unexplained : 0.0;
   u.extra = {{"category", "unexplained"}, {"group", "unexplained"}, {"kind", "remainder"}};
   interval(u, k);
+  if (u.share_low && u.share_high && interval_uncertain(u.share, *u.share_low, *u.share_high)) u.extra["uncertain"] = true;
   res.rows.push_back(std::move(u));
-
   // Ranked by share; ties (e.g. no variance at all) by mean time, then name, for stable output.
   // Without a reliable attribution the shares mean nothing: rank by mean time instead.
   const bool by_share = res.attributable;

@@ -11,6 +11,18 @@ namespace nw::report {
 // Below this many measured runs the shares are shown but called unreliable, with no interval.
 inline constexpr size_t kMinRunsToAttribute = 5;
 
+// The most one event of a count-valued source can cost (ATTRIBUTION.md gives the reasoning). A
+// fitted cost above it is a chance correlation with time the probes did not see: no share.
+inline constexpr double kMaxMinorFaultNs = 250e3;  // allocating and zeroing a 2 MiB huge page
+inline constexpr double kMaxMajorFaultNs = 25e6;   // one random read from a rotating disk, queued
+inline constexpr double kMaxMigrationNs = 1e6;     // refilling 8 MiB of caches from memory
+// The bound for one count source: `fault` takes the major-fault bound when the record has any.
+double max_per_event_ns(const SourceSeries& s);
+
+// An interval wider than this, and wider than the share itself, says nothing: "uncertain".
+inline constexpr double kUncertainWidth = 0.10;
+bool interval_uncertain(double share, double low, double high);
+
 // One exact decomposition of Var(T) over a subset of runs (indices into the matrix, repeats
 // allowed: the bootstrap passes resamples). shares[k] is for m.sources[k]; shares of all
 // sources plus `unexplained` sum to 1.
@@ -23,7 +35,9 @@ struct Decomposition {
   std::vector<double> residual;       // U minus the count-valued sources' estimated time, per run
 };
 
-Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx);
+// `rejected[s]` (when given) takes count-valued source s out of the regression: its fitted cost was
+// implausible or not significant, so its share is 0 and its time stays in `unexplained`.
+Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx, const std::vector<bool>& rejected = {});
 
 struct AttributionResult {
   std::vector<Attribution> rows;  // sorted by share, `unexplained` included

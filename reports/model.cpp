@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "reports/advice.h"
 #include "reports/sources.h"
 #include "system/cpulist.h"
 
@@ -40,7 +41,17 @@ ReportModel build_model(const RunRecord& rec) {
   m.cpu_reason = rec.cpu_reason;
   m.host = rec.host;
   m.warnings = rec.warnings;
-  m.recommendations = rec.recommendations;
+  m.failed = r.contains("failed_before_measuring");
+  m.rerun = shell_command(rec.command);
+  const AdviceGroup headings[] = {
+      {"Recommendations", "ranked by the share of the variance they address", false, {}},
+      {"May reduce the unexplained part", "its cause is not measured: try one at a time and measure again", true, {}},
+      {"About the measurement", "", false, {}}};
+  for (const auto& rc : rec.recommendations) {
+    auto t = size_t(tier_of(rc));
+    if (m.advice.empty() || m.advice.back().title != headings[t].title) m.advice.push_back(headings[t]);
+    m.advice.back().items.push_back(rc);
+  }
   m.unavailable = rec.unavailable;
   m.lost_events = rec.lost_events;
 
@@ -59,6 +70,9 @@ ReportModel build_model(const RunRecord& rec) {
     row.share = a.share;
     row.share_low = a.share_low;
     row.share_high = a.share_high;
+    auto flag = [&](const char* key) { return x.contains(key) && x[key].is_boolean() && x[key].get<bool>(); };
+    row.uncertain = flag("uncertain");
+    row.inconsistent = x.contains("inconsistent_runs");
     row.mean_time_ns = a.mean_time_ns;
     row.pct_of_run = x.contains("pct_of_run") && x["pct_of_run"].is_number()
                          ? x["pct_of_run"].get<double>()
@@ -69,12 +83,13 @@ ReportModel build_model(const RunRecord& rec) {
     m.sources.push_back(std::move(row));
   }
 
-  // Stolen time per run: measured time-valued sources except blocking (the benchmark's choice),
-  // in attribution order so the charts' colours match the table.
+  // Stolen time per run: measured time-valued sources except the benchmark's own off-CPU and
+  // fault time (blocking, fault), in attribution order so the charts' colours match the table.
   auto matrix = collect_sources(rec);
+  auto stolen = [](const std::string& s) { return s != "blocking" && s != "fault"; };
   std::vector<std::string> stolen_names;
   for (const auto& row : m.sources)
-    if (row.kind == "time" && row.source != "blocking") stolen_names.push_back(row.source);
+    if (row.kind == "time" && stolen(row.source)) stolen_names.push_back(row.source);
   bool other = stolen_names.size() > kChartSeries;
   m.chart_series.assign(stolen_names.begin(), stolen_names.begin() + long(std::min(stolen_names.size(), kChartSeries)));
   if (other) m.chart_series.push_back("other");
@@ -90,7 +105,7 @@ ReportModel build_model(const RunRecord& rec) {
     bar.outlier = outliers.count(bar.run) > 0;
     bar.stolen_ns.assign(m.chart_series.size(), 0.0);
     for (const auto& s : matrix.sources) {
-      if (s.kind != Kind::time || s.name == "blocking") continue;
+      if (s.kind != Kind::time || !stolen(s.name)) continue;
       auto it = std::find(m.chart_series.begin(), m.chart_series.end(), s.name);
       if (it != m.chart_series.end()) bar.stolen_ns[size_t(it - m.chart_series.begin())] += s.time_ns[i];
       else if (other && std::find(stolen_names.begin(), stolen_names.end(), s.name) != stolen_names.end())

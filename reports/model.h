@@ -20,6 +20,8 @@ struct SourceRow {
   bool estimated = false;  // time is events x fitted cost per event
   double share = 0;
   std::optional<double> share_low, share_high;
+  bool uncertain = false;     // the interval is too wide to mean anything: say "uncertain"
+  bool inconsistent = false;  // the record has it take longer than a whole run: time not shown
   double mean_time_ns = 0;  // per run (estimated for count-valued sources)
   double pct_of_run = 0;    // mean_time_ns / mean wall time
   double mean_count = 0, max_ns = 0;
@@ -31,6 +33,13 @@ struct RunBar {
   double wall_ns = 0;
   bool outlier = false;
   std::vector<double> stolen_ns;  // aligned with ReportModel::chart_series
+};
+
+// Recommendations of one tier under a heading that says how they are ordered.
+struct AdviceGroup {
+  std::string title, note;       // "Recommendations", "ranked by the share of the variance they address"
+  bool up_to = false;            // the share is an upper bound (speculative knobs)
+  std::vector<Recommendation> items;
 };
 
 struct ReportModel {
@@ -45,7 +54,10 @@ struct ReportModel {
   std::string attribution_note;
   std::vector<SourceRow> sources;  // ranked by share, `unexplained` included
   std::vector<std::string> warnings;
-  std::vector<Recommendation> recommendations;
+  std::vector<AdviceGroup> advice;  // recommendations, grouped by tier, in the record's order
+  // Set when the benchmark failed before any measured run: the report says so and no more.
+  bool failed = false;
+  std::string rerun;  // the command, shell-quoted, to run alone and see why
   std::vector<Unavailable> unavailable;
   uint64_t lost_events = 0;
   nlohmann::json workload;  // WorkloadSplit as JSON
@@ -59,6 +71,10 @@ struct ReportModel {
 };
 
 ReportModel build_model(const RunRecord& analyzed);
+
+// What every format says after the headline of a failed benchmark, before the command.
+inline constexpr const char* kFailedAdvice =
+    "Nothing was measured, so there is nothing to attribute. Run the command alone to see why it fails";
 
 // Renderers: one per format, each in its own file.
 std::string render_text(const ReportModel& m, bool color);

@@ -1,6 +1,7 @@
 #include "reports/narrative.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -27,7 +28,33 @@ double share_of(const AttributionResult& a, const std::string& source) {
   return 0;
 }
 
+bool flag(const Attribution& r, const char* key) {
+  return r.extra.is_object() && r.extra.contains(key) && r.extra[key].is_boolean() && r.extra[key].get<bool>();
+}
+
+std::string share_phrase(const Attribution& r) {
+  // The exact decomposition can give a source slightly more than 100 % (the rest is then
+  // negative); a headline says "100 %".
+  std::string s = format_share(std::min(r.share, 1.0));
+  return flag(r, "uncertain") ? s + " (uncertain)" : s;
+}
+
 }  // namespace
+
+std::optional<FailedStart> failed_start(const RunRecord& rec) {
+  for (const auto* r : rec.measured())
+    if (r->exit_status == 0) return std::nullopt;
+  for (const auto& r : rec.runs) {
+    if (r.interrupted || r.exit_status == 0) continue;
+    FailedStart f{r.index, r.warmup, r.exit_status, r.signal, {}};
+    std::string how = r.signal ? fmt::format("was killed by signal {}", *r.signal)
+                               : fmt::format("exited with status {}", r.exit_status);
+    f.headline = r.warmup ? fmt::format("The benchmark failed before any measured run: its warm-up run {}", how)
+                          : fmt::format("The benchmark failed in its first measured run: run {} {}", r.index, how);
+    return f;
+  }
+  return std::nullopt;
+}
 
 std::string headline(const NarrativeInput& in) {
   const auto& p = in.patterns;
@@ -41,12 +68,10 @@ std::string headline(const NarrativeInput& in) {
                          ? (in.rec.host.virtualized ? "sources noisewatch cannot see (on this VM, most likely the host)"
                                                     : "sources noisewatch cannot see (unexplained)")
                          : describe_source(top.source);
-  // The exact decomposition can give a source slightly more than 100 % (the rest is then
-  // negative); a headline says "100 %".
-  std::string line = fmt::format("{} — {} of the variance comes from {}", lead, format_share(std::min(top.share, 1.0)), what);
+  std::string line = fmt::format("{} — {} of the variance comes from {}", lead, share_phrase(top), what);
   // A runner-up with a fifth of the variance or more is part of the story: name it too.
   if (a.rows.size() > 1 && a.rows[1].share >= 0.2)
-    line += fmt::format(", {} from {}", format_share(a.rows[1].share),
+    line += fmt::format(", {} from {}", share_phrase(a.rows[1]),
                         a.rows[1].source == "unexplained" ? "sources it cannot see" : describe_source(a.rows[1].source));
   return line;
 }
@@ -111,6 +136,34 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
     w.push_back(fmt::format("{} of the variance is the benchmark's own blocking (I/O, sleeps, locks): the workload's "
                             "doing, not noise.",
                             format_share(blocking)));
+  double contention = 0;
+  for (const auto& r : a.rows)
+    if (category_of(r.source) == "contention") contention += r.share;
+  if (a.attributable && contention >= 0.05)
+    w.push_back(fmt::format("{} of the variance is the benchmark's own threads competing for its CPUs: the workload's "
+                            "doing, not noise.",
+                            format_share(contention)));
+  for (const auto& r : a.rows) {
+    // A count that follows the run time at an impossible cost per event is a chance correlation.
+    if (!a.attributable || !r.extra.is_object() || r.extra.value("cost_plausible", true) ||
+        !r.extra.contains("per_event_ns"))
+      continue;
+    auto what = describe_source(r.source);
+    if (!what.empty()) what[0] = char(std::toupper(static_cast<unsigned char>(what[0])));
+    w.push_back(fmt::format("{} follow the run time, but the fitted cost ({} per event) is above what one can cost "
+                            "({}): it gets no share, and that time stays unexplained.",
+                            what, format_duration(r.extra.value("per_event_ns", 0.0)),
+                            format_duration(r.extra.value("per_event_max_ns", 0.0))));
+  }
+  for (const auto& r : a.rows) {
+    if (!r.extra.is_object() || !r.extra.contains("inconsistent_runs")) continue;
+    std::vector<int> runs;
+    for (const auto& i : r.extra["inconsistent_runs"])
+      if (i.is_number_integer()) runs.push_back(i.get<int>());
+    w.push_back(fmt::format("The record is inconsistent: {} took longer than the whole run in run{} {}; its time is not "
+                            "shown (the probe data of this record is wrong).",
+                            r.source, runs.size() == 1 ? "" : "s", join_runs(runs)));
+  }
   int failed = 0, first_failed = -1, status = 0;
   for (const auto* r : rec.measured())
     if (r->exit_status != 0 && failed++ == 0) {

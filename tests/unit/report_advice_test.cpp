@@ -201,5 +201,40 @@ TEST(ReportAdvice, QuotesTheCommandForTheShell) {
   EXPECT_TRUE(any_command_contains(*find_rec(rec, "sched-fifo"), "chrt -f 1 ./bench --name 'a b'"));
 }
 
+TEST(ReportAdvice, HeadingsSayHowTheyAreOrdered) {
+  // On a VM: a hog with about a tenth of the variance, the rest unexplained (the host). The
+  // measured knob comes first under "ranked by the share"; the dedicated host, which only may
+  // address the unexplained 90 %, comes under its own heading instead of above a 9 % knob that
+  // the heading ranks.
+  auto rec = test::synthetic_record(40, 3e6, [](int i, RunSample& r, auto&) {
+    if (i % 2) r.noise.push_back({"preemption:backup", 20, uint64_t(2e6), uint64_t(1e6), {{"pid", 9}}});
+  });
+  rec.host.virtualized = true;
+  report::analyze(rec);
+  const auto* host = find_rec(rec, "dedicated-host");
+  const auto* stop = find_rec(rec, "stop-process:backup");
+  ASSERT_NE(host, nullptr);
+  ASSERT_NE(stop, nullptr);
+  ASSERT_GT(host->share, stop->share);
+  for (auto f : {report::Format::text, report::Format::markdown, report::Format::html}) {
+    auto out = report::render(rec, f, false);
+    auto ranked = out.find("ranked by the share of the variance they address");
+    auto maybe = out.find("May reduce the unexplained part");
+    ASSERT_NE(ranked, std::string::npos) << out;
+    ASSERT_NE(maybe, std::string::npos) << out;
+    EXPECT_LT(ranked, out.find("Stop backup"));
+    EXPECT_LT(out.find("Stop backup"), maybe);
+    EXPECT_LT(maybe, out.find("Benchmark on a dedicated host"));
+    EXPECT_NE(out.find("up to"), std::string::npos);
+  }
+  // Within the ranked group, shares never increase.
+  double last = 2;
+  for (const auto& r : rec.recommendations) {
+    if (report::tier_of(r) != report::Tier::measured) break;
+    EXPECT_LE(r.share, last) << r.id;
+    last = r.share;
+  }
+}
+
 }  // namespace
 }  // namespace nw

@@ -57,7 +57,8 @@ INSTANTIATE_TEST_SUITE_P(Formats, ReportGolden,
                          ::testing::Values(Case{"hog_alternate", "text", "txt"}, Case{"hog_alternate", "json", "json"},
                                            Case{"hog_alternate", "markdown", "md"},
                                            Case{"hog_alternate", "html", "html"}, Case{"few_runs", "text", "txt"},
-                                           Case{"few_runs", "markdown", "md"}),
+                                           Case{"few_runs", "markdown", "md"}, Case{"failed_warmup", "text", "txt"},
+                                           Case{"failed_warmup", "json", "json"}),
                          [](const auto& info) { return info.param.record + "_" + info.param.format; });
 
 TEST(ReportRender, HogRecordTellsTheStory) {
