@@ -112,8 +112,8 @@ const std::vector<Knob>& catalogue() {
            // A short-lived command seen in many runs has many pids: name a few, not all.
            std::string pids;
            int listed = 0;
-           if (r.extra.is_object() && r.extra.contains("pids"))
-             for (const auto& p : r.extra["pids"])
+           if (r.detail.is_object() && r.detail.contains("pids") && r.detail["pids"].is_array())
+             for (const auto& p : r.detail["pids"])
                if (listed++ < kPidsNamed) pids += (pids.empty() ? "" : ",") + p.dump();
            std::vector<std::string> cmds;
            if (!pids.empty()) cmds.push_back(fmt::format("ps -o pid,unit,args -p {}   # which service is it?", pids));
@@ -133,8 +133,8 @@ const std::vector<Knob>& catalogue() {
            auto name = name_of(r.source);
            std::vector<std::string> cmds;
            std::string title;
-           if (r.extra.is_object() && r.extra.contains("irq") && r.extra["irq"].is_number_integer()) {
-             int irq = r.extra["irq"].get<int>();
+           if (r.detail.is_object() && r.detail.contains("irq") && r.detail["irq"].is_number_integer()) {
+             int irq = r.detail["irq"].get<int>();
              cmds.push_back(fmt::format("echo {} > /proc/irq/{}/smp_affinity_list", c.housekeeping, irq));
              title = fmt::format("Move IRQ {} ({}) off CPU {}", irq, name, c.target);
            } else {

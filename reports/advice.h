@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "record/run_record.h"
+#include "reports/attribution.h"
 #include "reports/patterns.h"
 #include "reports/workload.h"
 
@@ -16,7 +17,7 @@ inline constexpr double kMinAddressedShare = 0.05;
 
 struct AdviceInput {
   const RunRecord& rec;
-  const std::vector<Attribution>& rows;  // ranked attribution, `unexplained` included
+  const std::vector<AttributedSource>& rows;  // ranked attribution, `unexplained` included
   const Patterns& patterns;
   const WorkloadSplit& split;
   bool attributable = false;

@@ -129,12 +129,6 @@ Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx, const s
 
 namespace {
 
-// Why a count source's fitted cost is (not) turned into time.
-struct CostFit {
-  double per_event_ns = 0;  // the fit that was judged
-  bool plausible = true, significant = false, rejected = false;
-};
-
 // Percentile bootstrap over repetitions: one pass evaluates the whole decomposition per resample
 // and keeps every source's share, so all intervals come from the same resamples.
 std::vector<std::vector<double>> bootstrap_shares(const RunMatrix& m, const std::vector<bool>& rejected) {
@@ -194,7 +188,7 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
       if (m.sources[s].kind != Kind::count || rejected[s]) continue;
       fits[s].per_event_ns = point.per_event_ns[s];
       fits[s].plausible = plausible_cost(m, m.sources[s], point.per_event_ns[s]);
-      if (!fits[s].plausible) rejected[s] = fits[s].rejected = changed = true;
+      if (!fits[s].plausible) rejected[s] = changed = true;
     }
     if (changed) continue;
     samples.assign(k + 1, {});
@@ -202,67 +196,61 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
     for (size_t s = 0; s < k; ++s) {
       if (m.sources[s].kind != Kind::count || rejected[s]) continue;
       fits[s].significant = res.attributable && low(s) > 0;
-      if (!fits[s].significant) rejected[s] = fits[s].rejected = changed = true;
+      if (!fits[s].significant) rejected[s] = changed = true;
     }
     if (!changed) break;
   }
 
-  auto interval = [&](Attribution& a, size_t s) {
+  auto interval = [&](AttributedSource& a, size_t s) {
     if (samples[s].empty()) return;
     a.share_low = stats::quantile(samples[s], 0.025);
     a.share_high = stats::quantile(samples[s], 0.975);
+    a.uncertain = interval_uncertain(a.share, *a.share_low, *a.share_high);
   };
 
   double mean_t = stats::mean(m.wall_ns);
   for (size_t s = 0; s < k; ++s) {
     const auto& src = m.sources[s];
-    Attribution a;
+    AttributedSource a;
     a.source = src.name;
+    a.group = group_of(src.name, bench_comm);
     a.share = point.valid ? point.shares[s] : 0.0;
     a.mean_count = stats::mean(src.count);
     a.max_ns = src.max_ns;
-    nlohmann::json extra = src.detail;
-    extra["category"] = category_of(src.name);
-    auto g = group_of(src.name, bench_comm);
-    extra["group"] = g == Group::workload ? "workload" : "machine";
+    a.detail = src.detail;
     if (src.kind == Kind::time) {
+      a.kind = src.name == "frequency" && m.frequency_modelled ? RowKind::model : RowKind::time;
       a.mean_time_ns = stats::mean(src.time_ns);
-      extra["kind"] = src.name == "frequency" && m.frequency_modelled ? "model" : "time";
     } else {
-      extra["kind"] = "count";
-      extra["per_event_ns"] = fits[s].per_event_ns;
-      extra["per_event_max_ns"] = max_per_event_ns(src);
-      extra["cost_plausible"] = fits[s].plausible;
-      extra["cost_significant"] = fits[s].significant;
-      a.mean_time_ns = fits[s].rejected ? 0.0 : point.per_event_ns[s] * a.mean_count;
+      a.kind = RowKind::count;
+      a.fit = fits[s];
+      a.fit->max_per_event_ns = max_per_event_ns(src);
+      a.mean_time_ns = rejected[s] ? 0.0 : point.per_event_ns[s] * a.mean_count;
     }
-    size_t seen = 0;
-    nlohmann::json over_wall = nlohmann::json::array();
     for (size_t i = 0; i < n; ++i) {
-      seen += src.count[i] > 0 || src.time_ns[i] > 0;
+      a.runs_seen += src.count[i] > 0 || src.time_ns[i] > 0;
       // Time is conserved: no source can take more than the run's wall time.
-      if (src.kind == Kind::time && src.time_ns[i] > m.wall_ns[i]) over_wall.push_back(m.run_index[i]);
+      if (src.kind == Kind::time && src.time_ns[i] > m.wall_ns[i]) a.inconsistent_runs.push_back(m.run_index[i]);
     }
-    extra["runs_seen"] = seen;
-    // A rejected fit has no share, so no interval either.
-    if (src.kind == Kind::time || !fits[s].rejected) interval(a, s);
-    if (a.share_low && a.share_high && interval_uncertain(a.share, *a.share_low, *a.share_high)) extra["uncertain"] = true;
-    if (!over_wall.empty()) extra["inconsistent_runs"] = std::move(over_wall);
-    else extra["pct_of_run"] = mean_t > 0 ? a.mean_time_ns / mean_t : 0.0;
-    a.extra = std::move(extra);
+    // A refused fit has no share, so no interval either.
+    if (src.kind == Kind::time || !rejected[s]) interval(a, s);
+    a.pct_of_run = mean_t > 0 ? a.mean_time_ns / mean_t : 0.0;
     res.rows.push_back(std::move(a));
   }
-  Attribution u;
+  AttributedSource u;
   u.source = "unexplained";
+  u.group = Group::unexplained;
+  u.kind = RowKind::remainder;
   u.share = point.valid ? point.unexplained : 0.0;
-  u.extra = {{"category", "unexplained"}, {"group", "unexplained"}, {"kind", "remainder"}};
   interval(u, k);
-  if (u.share_low && u.share_high && interval_uncertain(u.share, *u.share_low, *u.share_high)) u.extra["uncertain"] = true;
   res.rows.push_back(std::move(u));
+  res.var_t = point.var_t;
+  res.residual = point.residual;
+
   // Ranked by share; ties (e.g. no variance at all) by mean time, then name, for stable output.
   // Without a reliable attribution the shares mean nothing: rank by mean time instead.
   const bool by_share = res.attributable;
-  std::stable_sort(res.rows.begin(), res.rows.end(), [by_share](const Attribution& a, const Attribution& b) {
+  std::stable_sort(res.rows.begin(), res.rows.end(), [by_share](const AttributedSource& a, const AttributedSource& b) {
     if (by_share && a.share != b.share) return a.share > b.share;
     if (a.mean_time_ns != b.mean_time_ns) return a.mean_time_ns > b.mean_time_ns;
     return a.source < b.source;

@@ -28,15 +28,11 @@ double share_of(const AttributionResult& a, const std::string& source) {
   return 0;
 }
 
-bool flag(const Attribution& r, const char* key) {
-  return r.extra.is_object() && r.extra.contains(key) && r.extra[key].is_boolean() && r.extra[key].get<bool>();
-}
-
-std::string share_phrase(const Attribution& r) {
+std::string share_phrase(const AttributedSource& r) {
   // The exact decomposition can give a source slightly more than 100 % (the rest is then
   // negative); a headline says "100 %".
   std::string s = format_share(std::min(r.share, 1.0));
-  return flag(r, "uncertain") ? s + " (uncertain)" : s;
+  return r.uncertain ? s + " (uncertain)" : s;
 }
 
 }  // namespace
@@ -145,24 +141,18 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
                             format_share(contention)));
   for (const auto& r : a.rows) {
     // A count that follows the run time at an impossible cost per event is a chance correlation.
-    if (!a.attributable || !r.extra.is_object() || r.extra.value("cost_plausible", true) ||
-        !r.extra.contains("per_event_ns"))
-      continue;
+    if (!a.attributable || !r.fit || r.fit->plausible) continue;
     auto what = describe_source(r.source);
     if (!what.empty()) what[0] = char(std::toupper(static_cast<unsigned char>(what[0])));
     w.push_back(fmt::format("{} follow the run time, but the fitted cost ({} per event) is above what one can cost "
                             "({}): it gets no share, and that time stays unexplained.",
-                            what, format_duration(r.extra.value("per_event_ns", 0.0)),
-                            format_duration(r.extra.value("per_event_max_ns", 0.0))));
+                            what, format_duration(r.fit->per_event_ns), format_duration(r.fit->max_per_event_ns)));
   }
   for (const auto& r : a.rows) {
-    if (!r.extra.is_object() || !r.extra.contains("inconsistent_runs")) continue;
-    std::vector<int> runs;
-    for (const auto& i : r.extra["inconsistent_runs"])
-      if (i.is_number_integer()) runs.push_back(i.get<int>());
+    if (r.inconsistent_runs.empty()) continue;
     w.push_back(fmt::format("The record is inconsistent: {} took longer than the whole run in run{} {}; its time is not "
                             "shown (the probe data of this record is wrong).",
-                            r.source, runs.size() == 1 ? "" : "s", join_runs(runs)));
+                            r.source, r.inconsistent_runs.size() == 1 ? "" : "s", join_runs(r.inconsistent_runs)));
   }
   int failed = 0, first_failed = -1, status = 0;
   for (const auto* r : rec.measured())

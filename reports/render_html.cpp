@@ -95,7 +95,7 @@ std::string render_html(const ReportModel& m) {
       h += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        esc(r.source), m.attributable ? esc(format_share(r.share)) : "–", esc(interval), esc(time),
                        r.timed && !r.inconsistent ? esc(format_percent(r.pct_of_run, 2)) : "",
-                       r.kind != "remainder" ? fmt::format("{:.1f}", r.mean_count) : "",
+                       !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",
                        r.max_ns > 0 ? esc(format_duration(r.max_ns)) : "");
     }
     h += "</table>\n";

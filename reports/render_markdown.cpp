@@ -75,7 +75,7 @@ std::string render_markdown(const ReportModel& m) {
       line(fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |", cell(r.source),
                        m.attributable ? format_share(r.share) : "–", interval(r), time(r),
                        r.timed && !r.inconsistent ? format_percent(r.pct_of_run, 2) : "",
-                       r.kind != "remainder" ? fmt::format("{:.1f}", r.mean_count) : "",
+                       !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",
                        r.max_ns > 0 ? format_duration(r.max_ns) : ""));
     line();
   }

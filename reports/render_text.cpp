@@ -76,7 +76,7 @@ std::string render_text(const ReportModel& m, bool color) {
       std::string row = fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>8}  {:>9}  {:>10}", r.source, w,
                                     m.attributable ? format_share(r.share) : "-", interval(r), time,
                                     timed && !r.inconsistent ? format_percent(r.pct_of_run, 2) : "",
-                                    r.kind != "remainder" ? fmt::format("{:.1f}", r.mean_count) : "",
+                                    !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",
                                     r.max_ns > 0 ? format_duration(r.max_ns) : "");
       line(i == 0 && m.attributable && r.share >= 0.2 ? paint(row, fmt::fg(fmt::terminal_color::red)) : row);
     }

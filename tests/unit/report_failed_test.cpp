@@ -39,7 +39,7 @@ void expect_short_report(const RunRecord& rec, const std::string& headline) {
 
 TEST(ReportFailed, WarmupFailedRecordGetsAShortReport) {
   auto rec = failed_warmup();  // saved with the analysis of an older version: re-analysed
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_EQ(rec.report["failed_before_measuring"]["exit_status"], 3);
   EXPECT_TRUE(rec.report["failed_before_measuring"]["warmup"].get<bool>());
   EXPECT_FALSE(rec.report["attributable"].get<bool>());
@@ -51,7 +51,7 @@ TEST(ReportFailed, UnanalyzedRecordRendersTheSame) {
   raw.report = nullptr;  // as the runner hands it over: only its own warning
   raw.warnings = {"repetition 1 exited with status 3; stopped there"};
   auto done = failed_warmup();
-  report::analyze(done);
+  done = test::analyzed(done);
   for (auto f : {report::Format::text, report::Format::markdown, report::Format::html})
     EXPECT_EQ(report::render(raw, f, false), report::render(done, f, false));
 }
@@ -59,7 +59,7 @@ TEST(ReportFailed, UnanalyzedRecordRendersTheSame) {
 TEST(ReportFailed, FirstMeasuredRunFailedOrKilled) {
   auto rec = test::synthetic_record(1, 0, [](int, RunSample& r, auto&) { r.exit_status = 3; });
   rec.runs.erase(rec.runs.begin());  // --warmup 0
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_EQ(rec.report["headline"], "The benchmark failed in its first measured run: run 1 exited with status 3");
   EXPECT_TRUE(rec.recommendations.empty());
   EXPECT_TRUE(rec.attribution.empty());
@@ -67,7 +67,7 @@ TEST(ReportFailed, FirstMeasuredRunFailedOrKilled) {
   auto killed = test::synthetic_record(0, 0, nullptr);
   killed.runs[0].exit_status = 139;
   killed.runs[0].signal = 11;
-  report::analyze(killed);
+  killed = test::analyzed(killed);
   EXPECT_EQ(killed.report["headline"], "The benchmark failed before any measured run: its warm-up run was killed by signal 11");
 }
 
@@ -75,12 +75,12 @@ TEST(ReportFailed, ALaterFailureKeepsTheFullReport) {
   auto rec = test::synthetic_record(6, 1e6, [](int i, RunSample& r, auto&) {
     if (i == 5) r.exit_status = 1;
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_FALSE(rec.report.contains("failed_before_measuring"));
   EXPECT_FALSE(rec.attribution.empty());
   // And analysing again after a failure record was re-run successfully drops the failure.
   auto failed = failed_warmup();
-  report::analyze(failed);
+  failed = test::analyzed(failed);
   failed.runs[0].exit_status = 0;
   for (int i = 1; i <= 5; ++i) {
     RunSample r = failed.runs[0];
@@ -89,7 +89,7 @@ TEST(ReportFailed, ALaterFailureKeepsTheFullReport) {
     r.wall_ns = 1000000 + uint64_t(i) * 1000;
     failed.runs.push_back(r);
   }
-  report::analyze(failed);
+  failed = test::analyzed(failed);
   EXPECT_FALSE(failed.report.contains("failed_before_measuring"));
   EXPECT_EQ(failed.summary.runs, 5);
 }

@@ -32,7 +32,7 @@ std::vector<double> printed_pct_of_run(const RunRecord& rec) {
 
 TEST(ReportPlausibility, UnseenIrqStormIsNotChargedToTwoExtraFaults) {
   auto rec = test::alternate_fault_record(false);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& fault = row(rec, "fault");
   // The regression alone would charge each of the 2 extra faults ~1 ms: far above what a minor
   // fault can cost, so the fit is refused and the time stays unexplained.
@@ -53,7 +53,7 @@ TEST(ReportPlausibility, UnseenIrqStormIsNotChargedToTwoExtraFaults) {
 
 TEST(ReportPlausibility, SeenIrqStormGetsTheShare) {
   auto rec = test::alternate_fault_record(true);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_EQ(rec.attribution.front().source, "irq:nvme0q1");
   EXPECT_GT(rec.attribution.front().share, 0.9);
   EXPECT_EQ(row(rec, "fault").mean_time_ns, 0.0);  // nothing left for the faults to explain
@@ -69,7 +69,7 @@ TEST(ReportPlausibility, MeasuredFaultTimeIsATimeSourceAndIsNotBounded) {
     r.minor_faults = faults;
     r.noise.push_back({"fault", faults, uint64_t(t), uint64_t(1.5e6), {{"minor", faults}, {"major", 0}}});
   }, 1, 30e6);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& fault = row(rec, "fault");
   EXPECT_EQ(fault.extra["kind"], "time");
   EXPECT_FALSE(fault.extra.contains("per_event_ns"));
@@ -83,7 +83,7 @@ TEST(ReportPlausibility, MeasuredFaultTimeIsATimeSourceAndIsNotBounded) {
 
 TEST(ReportPlausibility, CheapMeasuredFaultsExplainNothing) {
   auto rec = test::alternate_fault_record(false, 1.2e3);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_EQ(row(rec, "fault").extra["kind"], "time");
   EXPECT_LT(row(rec, "fault").share, 0.01);
   EXPECT_EQ(rec.attribution.front().source, "unexplained");
@@ -95,7 +95,7 @@ TEST(ReportPlausibility, MigrationCostAboveItsBoundGetsNoShare) {
     r.noise.push_back({"migration", uint64_t(i % 3), 0, 0, {{"from", 1}, {"to", 0}}});
     r.wall_ns = uint64_t((i % 3) * 2e6);
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& mig = row(rec, "migration");
   EXPECT_FALSE(mig.extra["cost_plausible"].get<bool>());
   EXPECT_EQ(mig.share, 0.0);
@@ -111,7 +111,7 @@ TEST(ReportPlausibility, MajorFaultsRaiseTheBound) {
     r.noise.push_back({"fault", 100 + major, 0, 0, {{"minor", 100}, {"major", major}}});
     r.wall_ns = uint64_t(major * 5e6);
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& fault = row(rec, "fault");
   EXPECT_EQ(fault.extra["per_event_max_ns"].get<double>(), report::kMaxMajorFaultNs);
   EXPECT_TRUE(fault.extra["cost_plausible"].get<bool>());
@@ -127,7 +127,7 @@ TEST(ReportPlausibility, FitThatWouldExceedTheRunIsRefused) {
     r.noise.push_back({"fault", n, 0, 0, {{"minor", n}, {"major", 0}}});
     r.wall_ns = uint64_t((i % 2) * 20e6);
   }, 1, 5e6);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& fault = row(rec, "fault");
   EXPECT_LT(fault.extra["per_event_ns"].get<double>(), report::kMaxMinorFaultNs);
   EXPECT_FALSE(fault.extra["cost_plausible"].get<bool>());
@@ -136,7 +136,7 @@ TEST(ReportPlausibility, FitThatWouldExceedTheRunIsRefused) {
 
 TEST(ReportPlausibility, InsignificantFitGetsNoShare) {
   auto rec = load_run_record(std::string(NW_SOURCE_DIR) + "/tests/data/records/hog_alternate.json");
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& fault = row(rec, "fault");
   EXPECT_TRUE(fault.extra["cost_plausible"].get<bool>());
   EXPECT_FALSE(fault.extra["cost_significant"].get<bool>());
@@ -151,7 +151,7 @@ TEST(ReportPlausibility, SourceLongerThanTheRunIsReportedAsInconsistent) {
     if (i % 2) r.noise.push_back(test::time_entry("preemption:hog", 5e6));
   });
   rec.runs[4].noise.push_back(test::time_entry("softirq:NET_RX", 3e9));  // more than the 1 s run
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& bad = row(rec, "softirq:NET_RX");
   EXPECT_EQ(bad.extra["inconsistent_runs"], nlohmann::json({4}));
   EXPECT_FALSE(bad.extra.contains("pct_of_run"));
@@ -169,7 +169,7 @@ TEST(ReportPlausibility, WideIntervalReadsUncertain) {
   auto rec = test::synthetic_record(6, 5e6, [](int, RunSample& r, auto& rng) {
     r.noise.push_back(test::time_entry("irq:eth0", std::uniform_real_distribution<double>(0, 4e6)(rng)));
   }, 3);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& irq = row(rec, "irq:eth0");
   ASSERT_TRUE(irq.share_low && irq.share_high);
   double width = *irq.share_high - *irq.share_low;
@@ -195,7 +195,7 @@ TEST(ReportPlausibility, UncertainTopSourceSaysSoInTheHeadline) {
     r.noise.push_back(test::time_entry("preemption:hog", x + std::uniform_real_distribution<double>(0, 3e6)(rng)));
     r.wall_ns = uint64_t(std::uniform_real_distribution<double>(0, 6e6)(rng));
   }, 5);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& top = rec.attribution.front();
   ASSERT_TRUE(top.share_low && top.share_high);
   bool uncertain = report::interval_uncertain(top.share, *top.share_low, *top.share_high);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "record/run_record.h"
+#include "reports/report.h"
 
 namespace nw::test {
 
@@ -39,6 +40,12 @@ inline RunRecord synthetic_record(int runs, double base_sd_ns, const Inject& inj
   }
   rec.summary = summarize(rec);
   return rec;
+}
+
+// What `noisewatch --json` saves: the record with its analysis, serialised and read back (so the
+// tests read the engine's results through the JSON contract).
+inline RunRecord analyzed(const RunRecord& rec) {
+  return run_record_from_json(report::run_document(rec, report::analyze(rec)));
 }
 
 // The analysed record's row for `source` (throws when there is none, failing the test).

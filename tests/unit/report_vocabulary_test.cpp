@@ -15,7 +15,7 @@ using test::row;
 
 TEST(ReportVocabulary, ContentionIsTheWorkloadsOwnDoing) {
   auto rec = test::workload_vocabulary_record(4e6, 0, 0);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& c = row(rec, "contention:bench");
   EXPECT_EQ(c.extra["group"], "workload");
   EXPECT_EQ(c.extra["category"], "contention");
@@ -48,14 +48,14 @@ TEST(ReportVocabulary, OldRecordsOwnPreemptionIsStillTheWorkloads) {
   auto rec = test::synthetic_record(30, 0.3e6, [](int i, RunSample& r, auto&) {
     r.noise.push_back(test::time_entry("preemption:bench", (i % 3) * 4e6, 40));
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_NE(find_rec(rec, "more-cpus"), nullptr);
   EXPECT_EQ(find_rec(rec, "stop-process:bench"), nullptr);
 }
 
 TEST(ReportVocabulary, BlockingIsTheWorkloadsAndBoundedByWall) {
   auto rec = test::workload_vocabulary_record(0, 3e6, 0);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto& b = row(rec, "blocking");
   EXPECT_EQ(b.extra["group"], "workload");
   EXPECT_FALSE(b.extra.contains("inconsistent_runs"));
@@ -67,7 +67,7 @@ TEST(ReportVocabulary, BlockingIsTheWorkloadsAndBoundedByWall) {
 
 TEST(ReportVocabulary, IdleWakeupsAreTheMachines) {
   auto rec = test::workload_vocabulary_record(0, 0, 2e6);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_EQ(row(rec, "wakeup:idle").extra["group"], "machine");
   EXPECT_NE(find_rec(rec, "c-states"), nullptr);
   EXPECT_NE(rec.report["headline"].get<std::string>().find("waking the CPU from idle states"), std::string::npos);
@@ -75,7 +75,7 @@ TEST(ReportVocabulary, IdleWakeupsAreTheMachines) {
 
 TEST(ReportVocabulary, AllThreeTogetherSplitWorkloadAndMachine) {
   auto rec = test::workload_vocabulary_record(2e6, 2e6, 2e6);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   double workload = rec.report["workload"]["workload"].get<double>();
   double machine = rec.report["workload"]["machine"].get<double>();
   EXPECT_NEAR(workload, row(rec, "contention:bench").share + row(rec, "blocking").share, 1e-9);
