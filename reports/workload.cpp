@@ -26,7 +26,7 @@ WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const Att
   std::vector<double> cpu, instr;
   bool all_instr = !runs.empty();
   for (const auto* r : runs) {
-    cpu.push_back(double(r->user_ns + r->sys_ns));
+    cpu.push_back(double(r->own_cpu_ns()));
     auto it = r->counters.find("instructions");
     if (it == r->counters.end()) all_instr = false;
     else instr.push_back(it->second.value);

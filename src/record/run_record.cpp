@@ -24,6 +24,12 @@ uint64_t RunSample::stolen_ns() const {
   return s;
 }
 
+uint64_t RunSample::own_cpu_ns() const {
+  if (!cpu_ns) return user_ns + sys_ns;
+  uint64_t irq = cpu_irq_ns.value_or(0);
+  return *cpu_ns > irq ? *cpu_ns - irq : 0;
+}
+
 const NoiseEntry* RunSample::find(const std::string& source) const {
   for (const auto& e : noise)
     if (e.source == source) return &e;

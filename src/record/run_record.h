@@ -71,6 +71,9 @@ struct RunSample {
   // Sum of time_ns over sources that take time while the benchmark wants to run: everything but
   // the workload's own blocking and contention (its tasks keeping each other waiting).
   uint64_t stolen_ns() const;
+  // The benchmark's own CPU time: cpu_ns less the interrupt time in it where the probe measured
+  // it, else getrusage()'s user + sys (older records).
+  uint64_t own_cpu_ns() const;
   const NoiseEntry* find(const std::string& source) const;
 };
 
