@@ -291,6 +291,27 @@ static __always_inline void held_slice_end(struct nw_task_info *ti) {
   ti->held_since = 0;
 }
 
+// A tracked task's page fault, measured as CPU time (ktime: only tracked tasks in a fault pay
+// for it). The fault's clock stops while the task is off-CPU: a fault that waits for I/O is
+// blocking's time (or whatever kept the task waiting), not the fault's. Interrupts taken during
+// it are subtracted: they are charged as irq/softirq already.
+static __always_inline __u64 fault_elapsed(struct nw_task_info *ti, struct nw_cpu_state *s, __u64 now) {
+  __u64 wall = now > ti->fault_start ? now - ti->fault_start : 0;
+  __u64 nested = s->stolen_total - ti->fault_stolen0;
+  return wall > nested ? wall - nested : 0;
+}
+
+static __always_inline void fault_pause(struct nw_task_info *ti, struct nw_cpu_state *s) {
+  ti->fault_start = fault_elapsed(ti, s, bpf_ktime_get_ns()) | 1;  // never 0 while in a fault
+  ti->flags |= NW_TASK_FAULT_PAUSED;
+}
+
+static __always_inline void fault_resume(struct nw_task_info *ti, struct nw_cpu_state *s) {
+  ti->fault_start = bpf_ktime_get_ns() - ti->fault_start;
+  ti->fault_stolen0 = s->stolen_total;
+  ti->flags &= ~NW_TASK_FAULT_PAUSED;
+}
+
 // ---- scheduler -------------------------------------------------------------------------
 
 // A switch this probe never saw: the task it believed running on this CPU (curr_pid) is not the
@@ -376,6 +397,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   // the runqueue, so it waits; __schedule() counts that switch as involuntary too.
   if (pi) {
     __u32 was = pi->phase;
+    if (pi->fault_start && !(pi->flags & NW_TASK_FAULT_PAUSED)) fault_pause(pi, s);
     // Only this CPU writes its counts, under its runqueue lock. A thread past its exit no longer
     // counts (see NW_TASK_EXITING).
     bool counts = !(pi->flags & NW_TASK_EXITING);
@@ -413,6 +435,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
       activity_up(now);
     if (ni->flags & NW_TASK_HELD) ni->held_since = bpf_ktime_get_ns();
+    if (ni->flags & NW_TASK_FAULT_PAUSED) fault_resume(ni, s);
     ni->phase = NW_PHASE_RUNNING;
     ni->ts = now;
     ni->cpu = cpu;
@@ -524,6 +547,43 @@ int BPF_PROG(on_exit, struct task_struct *p) {
   // process at exit_notify(), before its last switch, whereas a process leader's are summed when
   // it is reaped, after that switch.
   if (p->pid != p->tgid) ti->flags |= NW_TASK_EXITING;
+  return 0;
+}
+
+// ---- page faults -----------------------------------------------------------------------
+
+SEC("fentry/handle_mm_fault")
+int BPF_PROG(on_fault_entry, struct vm_area_struct *vma, unsigned long address, unsigned int flags,
+             struct pt_regs *regs) {
+  struct nw_task_info *ti = tracked_info(bpf_get_current_task_btf());
+  // The held child's faults before its execve are noisewatch's.
+  if (!ti || (ti->flags & NW_TASK_HELD)) return 0;
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
+  if (!s) return 0;
+  ti->flags &= ~NW_TASK_FAULT_PAUSED;
+  ti->fault_stolen0 = s->stolen_total;
+  ti->fault_start = bpf_ktime_get_ns();
+  return 0;
+}
+
+SEC("fexit/handle_mm_fault")
+int BPF_PROG(on_fault_exit, struct vm_area_struct *vma, unsigned long address, unsigned int flags,
+             struct pt_regs *regs, unsigned int ret) {
+  struct nw_task_info *ti = tracked_info(bpf_get_current_task_btf());
+  if (!ti || !ti->fault_start) return 0;
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
+  if (!s) return 0;
+  if (ti->flags & NW_TASK_FAULT_PAUSED) fault_resume(ti, s);  // resumed without a switch seen
+  __u64 own = fault_elapsed(ti, s, bpf_ktime_get_ns());
+  ti->fault_start = 0;
+  // Fault handling can be preempted, and another tracked task on this CPU can fault meanwhile:
+  // the slot is updated atomically.
+  __u32 slot = NW_FIXED_FAULT;
+  struct nw_noise_val *v = bpf_map_lookup_elem(&fixed, &slot);
+  if (!v) return 0;
+  __sync_fetch_and_add(&v->count, 1);
+  __sync_fetch_and_add(&v->time_ns, own);
+  if (own > v->max_ns) v->max_ns = own;
   return 0;
 }
 

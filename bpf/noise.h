@@ -29,6 +29,7 @@ enum nw_kind {
   NW_KIND_WAKEUP_IDLE = 9, /* id = 0: runnable benchmark waiting for an idle CPU to wake up */
   NW_KIND_CONTENTION = 10, /* id = pid of the benchmark's own task that ran while another of its
                               tasks waited on that CPU; comm = its comm */
+  NW_KIND_FAULT = 11,      /* id = 0: CPU time tracked tasks spent handling page faults */
 };
 
 /* APIC/system vectors seen through the irq_vectors tracepoints (x86). */
@@ -69,7 +70,8 @@ enum nw_fixed_slot {
   NW_FIXED_WAKEUP_IDLE = 1,
   NW_FIXED_VECTOR = 2,                                   /* + enum nw_vector */
   NW_FIXED_SOFTIRQ = NW_FIXED_VECTOR + NW_VEC_COUNT,     /* + softirq vector number */
-  NW_FIXED_COUNT = NW_FIXED_SOFTIRQ + NW_SOFTIRQ_SLOTS,
+  NW_FIXED_FAULT = NW_FIXED_SOFTIRQ + NW_SOFTIRQ_SLOTS,  /* updated atomically: fault handling is preemptible */
+  NW_FIXED_COUNT = NW_FIXED_FAULT + 1,
 };
 
 /* One entry of the per-CPU preemption cache: a record keyed like the noise hash, kept out of it
@@ -98,6 +100,9 @@ enum nw_task_flag {
    * activity count), but its switches no longer count (the kernel folds a thread's switch counts
    * into the process at exit, before its last switch). */
   NW_TASK_EXITING = 2,
+  /* In a page fault but off-CPU (the fault sleeps, or the task was preempted in it): fault_start
+   * holds the fault's CPU time so far instead of a start time. */
+  NW_TASK_FAULT_PAUSED = 4,
 };
 
 /* A tracked task: an element of the `task_slots` array (index pid & slot_mask) or, when another
@@ -117,6 +122,10 @@ struct nw_task_info {
    * 0 for the benchmark's own threads and children (their runtime starts at 0 at fork). */
   __u64 cpu_base;
   __u64 held_since; /* ktime when the held child last got the CPU before its execve (0: off-CPU) */
+  /* The page fault being handled: ktime of its start on this slice (or, paused, its CPU time so
+   * far) and the CPU's stolen_total then; 0 outside a fault. */
+  __u64 fault_start;
+  __u64 fault_stolen0;
 };
 
 /* Bookkeeping per CPU (BPF_MAP_TYPE_ARRAY by CPU, memory-mapped by user space). User space writes

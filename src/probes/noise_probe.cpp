@@ -148,6 +148,9 @@ struct NoiseProbe::Impl {
       case NW_KIND_WAKEUP_IDLE:
         e.source = "wakeup:idle";
         break;
+      case NW_KIND_FAULT:
+        e.source = "fault";
+        break;
       default:
         e.source = fmt::format("unknown:{}", key.kind);
     }
@@ -160,6 +163,20 @@ static_assert(sizeof(nw_cpu_state) == 256, "nw_cpu_state: keep the padding at 25
 
 // PIDFD_THREAD from <linux/pidfd.h> (Linux 6.9); Debian 12's headers predate it.
 constexpr unsigned kPidfdThread = 0200000;  // O_EXCL
+
+// Whether the kernel lets us trace `func` with fentry programs, asked with the smallest such
+// program ("return 0"): kernels in lockdown, or without ftrace direct calls, refuse with EPERM or
+// ENOTSUPP. Returns 0 or the errno; costs one small load, not a failed load of the whole object.
+static int fentry_refused(const btf* vmlinux, const char* func) {
+  int id = btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC);
+  if (id < 0) return ENOENT;
+  const bpf_insn insns[] = {{BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0}, {BPF_JMP | BPF_EXIT, 0, 0, 0, 0}};
+  LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY, .attach_btf_id = uint32_t(id));
+  int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "nw_fentry_probe", "GPL", insns, 2, &opts);
+  if (fd < 0) return errno;
+  close(fd);
+  return 0;
+}
 
 static bool kernel_has_tracepoint(const btf* vmlinux, const std::string& name) {
   return btf__find_by_name_kind(vmlinux, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF) >= 0;
@@ -197,10 +214,18 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   btf* vmlinux = btf__load_vmlinux_btf();
   if (!vmlinux) throw Error("cannot read the kernel's BTF from /sys/kernel/btf/vmlinux");
   std::set<std::string> missing_vectors;
+  const int fault_refused = fentry_refused(vmlinux, "handle_mm_fault");
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
     std::string sec = bpf_program__section_name(prog);
     std::string tp = sec.substr(sec.find('/') + 1);
+    if (sec.starts_with("fentry/") || sec.starts_with("fexit/")) {
+      // Fault time (handle_mm_fault), where the kernel lets us trace it; attached on its own
+      // after the rest, so that an attach failure costs only this source.
+      bpf_program__set_autoattach(prog, false);
+      if (fault_refused) bpf_program__set_autoload(prog, false);
+      continue;
+    }
     if (kernel_has_tracepoint(vmlinux, tp)) continue;
     bpf_program__set_autoload(prog, false);
     if (tp == "nmi_handler")
@@ -211,6 +236,18 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
       missing_vectors.insert(tp.substr(0, tp.rfind('_')));
   }
   btf__free(vmlinux);
+  if (fault_refused)
+    impl_->unavailable.push_back(
+        {"fault time",
+         fault_refused == ENOENT
+             ? "this kernel's BTF has no handle_mm_fault to trace: page faults are counted (getrusage) and their "
+               "cost estimated"
+             : fmt::format("this kernel refuses fentry programs on handle_mm_fault ({}{}): page faults are counted "
+                           "(getrusage) and their cost estimated",
+                           std::strerror(fault_refused),
+                           fault_refused == EPERM ? ": kernel lockdown or a security policy forbids tracing kernel "
+                                                    "functions"
+                                                  : "")});
   for (const auto& v : missing_vectors)
     if (v == "local_timer" || v == "reschedule" || v == "call_function")
       impl_->unavailable.push_back(
@@ -253,6 +290,20 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     std::string why = last_log_line();
     throw Error(fmt::format("cannot attach the eBPF programs ({}){}", std::strerror(-err),
                             why.empty() ? "" : ": " + why));
+  }
+  if (!fault_refused) {
+    bpf_link* entry = bpf_program__attach(skel->progs.on_fault_entry);
+    bpf_link* exit = entry ? bpf_program__attach(skel->progs.on_fault_exit) : nullptr;
+    if (entry && exit) {
+      skel->links.on_fault_entry = entry;  // destroyed with the skeleton
+      skel->links.on_fault_exit = exit;
+    } else {
+      std::string why = last_log_line();
+      if (entry) bpf_link__destroy(entry);
+      impl_->unavailable.push_back({"fault time", fmt::format("cannot trace handle_mm_fault ({}): page faults are "
+                                                              "counted (getrusage), their cost is estimated",
+                                                              why.empty() ? std::strerror(errno) : why)});
+    }
   }
   impl_->irqs = sys::read_interrupts();
 }
@@ -318,6 +369,8 @@ static nw_noise_key fixed_slot_key(uint32_t slot) {
   } else if (slot < NW_FIXED_SOFTIRQ) {
     k.kind = NW_KIND_VECTOR;
     k.id = slot - NW_FIXED_VECTOR;
+  } else if (slot == NW_FIXED_FAULT) {
+    k.kind = NW_KIND_FAULT;
   } else {
     k.kind = NW_KIND_SOFTIRQ;
     k.id = slot - NW_FIXED_SOFTIRQ;

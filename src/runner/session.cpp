@@ -127,9 +127,14 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
       if (e.source == "migration") s.migrations = e.count;
       if (e.source == "blocking") s.blocking_ns = e.time_ns;
     }
-    if (s.minor_faults + s.major_faults)
-      s.noise.push_back({"fault", s.minor_faults + s.major_faults, 0, 0,
-                         {{"minor", s.minor_faults}, {"major", s.major_faults}}});
+    // Faults: measured CPU time when the probe traces them (count: faults handled after the
+    // execve), else getrusage's count alone (its cost is then estimated by the report).
+    nlohmann::json fault_detail = {{"minor", s.minor_faults}, {"major", s.major_faults}};
+    if (auto it = std::find_if(s.noise.begin(), s.noise.end(), [](const NoiseEntry& e) { return e.source == "fault"; });
+        it != s.noise.end())
+      it->detail = fault_detail;
+    else if (s.minor_faults + s.major_faults)
+      s.noise.push_back({"fault", s.minor_faults + s.major_faults, 0, 0, fault_detail});
     if (s.steal_ns) s.noise.push_back({"steal", 1, s.steal_ns, s.steal_ns, nullptr});
     double khz_ns = 0, ns = 0;
     for (size_t k = 0; k < plan.cpus.size(); ++k) {
