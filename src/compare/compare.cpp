@@ -1,5 +1,6 @@
 #include "compare/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -165,8 +166,13 @@ Comparison compare_inputs(const InputFile& base, const InputFile& next, const Op
   if (top.record && top_new && top_new->record) out.host_diff = diff_hosts(*top.record, *top_new->record);
   else out.host_diff = diff_host_fields(base.host, next.host);
 
-  for (const auto& note : base.notes) out.warnings.push_back("BASE: " + note);
-  for (const auto& note : next.notes) out.warnings.push_back("NEW: " + note);
+  // A note both files share (the same skipped benchmark, say) is said once.
+  auto in = [](const std::vector<std::string>& notes, const std::string& n) {
+    return std::find(notes.begin(), notes.end(), n) != notes.end();
+  };
+  for (const auto& note : base.notes) out.warnings.push_back((in(next.notes, note) ? "BASE and NEW: " : "BASE: ") + note);
+  for (const auto& note : next.notes)
+    if (!in(base.notes, note)) out.warnings.push_back("NEW: " + note);
   if (auto only = names_missing_from(base, new_by_name); !only.empty())
     out.warnings.push_back(fmt::format("only in BASE, not compared: {}", join_names(only)));
   if (auto only = names_missing_from(next, base_by_name); !only.empty())

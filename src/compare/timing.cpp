@@ -47,14 +47,16 @@ TimingResult compare_timings(std::span<const double> base, std::span<const doubl
   r.ratio = stats::median({next.begin(), next.end()}) / stats::median({base.begin(), base.end()});
   auto hl = stats::hodges_lehmann_ratio(base, next, options.alpha);
   r.hl_ratio = hl.estimate;
-  r.ci_bounded = hl.bounded;
-  if (hl.bounded) {
+  r.tested = base.size() >= kMinTestRuns && next.size() >= kMinTestRuns;
+  // With a single run on a side every value is tied with itself: a "[1, 1]" interval would be
+  // a number that looks like a result.
+  r.ci_bounded = hl.bounded && r.tested;
+  if (r.ci_bounded) {
     r.ci_low = hl.low;
     r.ci_high = hl.high;
   } else {
     r.ci_low = r.ci_high = r.ratio;  // not an interval: renderers print "no CI" / null
   }
-  r.tested = base.size() >= kMinTestRuns && next.size() >= kMinTestRuns;
   if (r.tested) {
     auto test = stats::mann_whitney_test(base, next);
     r.p_value = r.p_adjusted = test.p_value;
