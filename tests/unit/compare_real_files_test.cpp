@@ -105,6 +105,11 @@ TEST(CompareRealFiles, OneRunPerSideIsInconclusiveAndGatedOnTheRatio) {
     EXPECT_FALSE(contains(w, "aggregates_only")) << w;
   }
   EXPECT_TRUE(complexity_note);
+
+  // The same from Google Benchmark 1.7.1 itself, run without --benchmark_repetitions.
+  auto single = compare_files(real("gbench_single_base.json"), real("gbench_single_new.json"));
+  EXPECT_EQ(single.summary.inconclusive, 5u);
+  for (const auto& b : single.benchmarks) EXPECT_EQ(b.base.runs, 1u) << b.name;
 }
 
 // Before: "contains no benchmark with measured repetitions": nothing said what to do.
