@@ -176,7 +176,10 @@ std::vector<Benchmark> parse_google_benchmark(const json& j, InputFile& in) {
   for (auto& b : out)
     if (without_cpu.count(b.name)) b.cpu_ns.clear();
 
-  std::erase_if(aggregate_only, [&](const std::string& n) { return index.count(n) > 0; });
+  // A benchmark whose repetitions failed or skipped is named as such, not as aggregate-only.
+  std::erase_if(aggregate_only, [&](const std::string& n) {
+    return index.count(n) || errors.message.count(n) || skipped.message.count(n);
+  });
   if (out.empty() && !aggregate_only.empty())
     throw Error(fmt::format("has only aggregate rows (mean, median, stddev) and no repetition: compare tests the "
                             "repetitions themselves, so rerun without --benchmark_report_aggregates_only, with "

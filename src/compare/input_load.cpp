@@ -82,8 +82,8 @@ InputFile parse_input(const json& j, const std::string& label) {
     throw Error(fmt::format("{} ({} JSON): {}", label, format_name(in.format), e.what()));
   }
   if (in.benchmarks.empty())
-    throw Error(fmt::format("{} ({} JSON) contains no benchmark with measured repetitions", label,
-                            format_name(in.format)));
+    throw Error(fmt::format("{} ({} JSON) contains no benchmark with measured repetitions{}", label,
+                            format_name(in.format), in.notes.empty() ? "" : ": " + in.notes.front()));
   std::set<std::string> seen;
   for (const auto& b : in.benchmarks) {
     if (b.times_ns.empty())

@@ -73,6 +73,14 @@ TEST(CompareInput, GoogleBenchmarkSkippedRowsAreCalledSkipped) {
   ASSERT_EQ(in.notes.size(), 2u);
   EXPECT_EQ(in.notes[0], "BM_Broken (\"checksum mismatch\") reported an error (error_occurred); not compared");
   EXPECT_EQ(in.notes[1], "BM_NeedsAvx512 (\"no AVX-512 on this CPU\") skipped itself (SkipWithMessage); not compared");
+  // When nothing ran, the error says why rather than only that nothing is there.
+  try {
+    parse_input_text(R"({"context": {}, "benchmarks": [{"name": "BM_X", "run_type": "iteration",
+                         "error_occurred": true, "error_message": "boom", "real_time": 0}]})", "e.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("BM_X (\"boom\") reported an error"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CompareInput, NonFiniteLiteralsBecomeDoubles) {
