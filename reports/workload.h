@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "record/run_record.h"
 #include "reports/attribution.h"
 #include "reports/sources.h"
@@ -22,9 +20,6 @@ struct WorkloadSplit {
   std::string verdict;                       // "machine" | "workload" | "mixed" | "unexplained" | "none"
 };
 
-// `residual` is the unexplained remainder per run (Decomposition::residual) of the same runs.
-WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const AttributionResult& a,
-                             const std::vector<double>& residual, double var_t);
-nlohmann::json to_json(const WorkloadSplit& w);
+WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const AttributionResult& a);
 
 }  // namespace nw::report

@@ -72,6 +72,8 @@ struct NoiseProbe::Impl {
   nw_cpu_state* cpus = nullptr;
   size_t cpus_len = 0;
 
+  void track(pid_t tid, uint32_t flags, uint64_t cpu_base);
+
   ~Impl() {
     if (cpus) munmap(cpus, cpus_len);
     if (skel) noise_bpf__destroy(skel);
@@ -115,6 +117,10 @@ struct NoiseProbe::Impl {
         e.source = "preemption:" + key_comm(key);
         e.detail = {{"pid", key.id}};
         break;
+      case NW_KIND_CONTENTION:
+        e.source = "contention:" + key_comm(key);
+        e.detail = {{"pid", key.id}};
+        break;
       case NW_KIND_IRQ:
         e.source = irq_source(key.id);
         e.detail = {{"irq", key.id}};
@@ -148,6 +154,9 @@ struct NoiseProbe::Impl {
     return e;
   }
 };
+
+// The per-CPU state is memory-mapped and padded to keep CPUs off each other's cache lines.
+static_assert(sizeof(nw_cpu_state) == 256, "nw_cpu_state: keep the padding at 256 bytes");
 
 // PIDFD_THREAD from <linux/pidfd.h> (Linux 6.9); Debian 12's headers predate it.
 constexpr unsigned kPidfdThread = 0200000;  // O_EXCL
@@ -252,12 +261,18 @@ NoiseProbe::~NoiseProbe() = default;
 
 int NoiseProbe::possible_cpus() const { return impl_->ncpus; }
 
-void NoiseProbe::track(pid_t tid) {
+void NoiseProbe::track(pid_t tid) { impl_->track(tid, 0, 0); }
+
+void NoiseProbe::track_held(pid_t pid, uint64_t runtime_ns) { impl_->track(pid, NW_TASK_HELD, runtime_ns); }
+
+void NoiseProbe::Impl::track(pid_t tid, uint32_t flags, uint64_t cpu_base) {
   nw_task_info info{};  // NW_PHASE_NEW: its state shows at its next switch or wake-up
-  info.gen = __atomic_load_n(&impl_->skel->data->generation, __ATOMIC_RELAXED);
+  info.gen = __atomic_load_n(&skel->data->generation, __ATOMIC_RELAXED);
   info.pid = uint32_t(tid);
-  uint32_t idx = uint32_t(tid) & impl_->slot_mask;
-  int slots_fd = bpf_map__fd(impl_->skel->maps.task_slots);
+  info.flags = flags;
+  info.cpu_base = cpu_base;
+  uint32_t idx = uint32_t(tid) & slot_mask;
+  int slots_fd = bpf_map__fd(skel->maps.task_slots);
   nw_task_info held{};
   if (bpf_map_lookup_elem(slots_fd, &idx, &held) == 0 && (held.gen != info.gen || held.pid == info.pid)) {
     if (bpf_map_update_elem(slots_fd, &idx, &info, BPF_ANY))
@@ -269,11 +284,11 @@ void NoiseProbe::track(pid_t tid) {
   int pidfd = int(syscall(SYS_pidfd_open, tid, kPidfdThread));
   if (pidfd < 0 && errno == EINVAL) pidfd = int(syscall(SYS_pidfd_open, tid, 0));
   if (pidfd < 0) throw Error(fmt::format("cannot track task {}: pidfd_open: {}", tid, std::strerror(errno)));
-  int rc = bpf_map_update_elem(bpf_map__fd(impl_->skel->maps.task_overflow), &pidfd, &info, BPF_ANY);
+  int rc = bpf_map_update_elem(bpf_map__fd(skel->maps.task_overflow), &pidfd, &info, BPF_ANY);
   int err = errno;
   close(pidfd);
   if (rc) throw Error(fmt::format("cannot track task {}: {}", tid, std::strerror(err)));
-  __atomic_add_fetch(&impl_->skel->bss->overflow_tasks, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&skel->bss->overflow_tasks, 1, __ATOMIC_RELAXED);
 }
 
 void NoiseProbe::untrack_all() {
@@ -281,6 +296,9 @@ void NoiseProbe::untrack_all() {
   // its task (or with the map), so nothing needs deleting.
   __atomic_add_fetch(&impl_->skel->data->generation, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&impl_->skel->bss->overflow_tasks, 0, __ATOMIC_RELAXED);
+  // The benchmark-wide activity count starts again from nothing tracked.
+  __atomic_store_n(&impl_->skel->bss->active_tasks, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&impl_->skel->bss->idle_since, 0, __ATOMIC_RELAXED);
   // A task that left while runnable (killed) would leave its CPU looking contended forever.
   for (int c = 0; c < impl_->ncpus; ++c) {
     nw_cpu_state& st = impl_->cpus[c];
@@ -391,6 +409,14 @@ SwitchCounts NoiseProbe::switches() const {
     n.voluntary += Impl::load(impl_->cpus[c].switches_voluntary);
     n.involuntary += Impl::load(impl_->cpus[c].switches_involuntary);
   }
+  return n;
+}
+
+uint64_t NoiseProbe::cpu_ns() const { return __atomic_load_n(&impl_->skel->bss->cpu_ns, __ATOMIC_RELAXED); }
+
+uint64_t NoiseProbe::stolen_running_ns() const {
+  uint64_t n = 0;
+  for (int c = 0; c < impl_->ncpus; ++c) n += Impl::load(impl_->cpus[c].stolen_running);
   return n;
 }
 
