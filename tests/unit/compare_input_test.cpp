@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 
@@ -25,6 +26,22 @@ TEST(CompareInput, NoisewatchReportKeepsMeasuredRunsAndRecord) {
   ASSERT_TRUE(b.record.has_value());
   EXPECT_EQ(b.record->cpus, std::vector<int>{1});
   EXPECT_DOUBLE_EQ(b.times_ns[0], double(b.record->measured()[0]->wall_ns));
+}
+
+TEST(CompareInput, NoisewatchCpuTimeFromTheProbeWhenRecorded) {
+  std::ifstream f(data("nw_base.json"));
+  auto j = nlohmann::json::parse(f);
+  auto old = parse_input(j, "old.json");  // a record without cpu_ns: getrusage's user + sys
+  EXPECT_EQ(old.benchmarks[0].cpu_basis, "user+sys");
+  EXPECT_DOUBLE_EQ(old.benchmarks[0].cpu_ns[0], double(j["runs"][1]["user_ns"].get<uint64_t>()));
+  for (auto& run : j["runs"]) {
+    run["cpu_ns"] = 40'000'000;
+    run["cpu_irq_ns"] = 100'000;
+  }
+  auto in = parse_input(j, "new.json");
+  EXPECT_EQ(in.benchmarks[0].cpu_basis, "cpu_ns");
+  ASSERT_EQ(in.benchmarks[0].cpu_ns.size(), 12u);
+  EXPECT_DOUBLE_EQ(in.benchmarks[0].cpu_ns[0], 39'900'000.0);  // the benchmark's own: irq time taken out
 }
 
 TEST(CompareInput, GoogleBenchmarkGroupsRepetitionsAndSkipsAggregates) {
