@@ -142,6 +142,15 @@ void register_run(CLI::App& app, Action& action) {
                   "hardware PMU, none without one (the record has CPU time, switches, migrations, faults)");
   sub->add_flag("--no-counters", args->no_counters, "do not open perf counters (eBPF probes only)");
   sub->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
+  sub->footer(
+      "What the record's figures mean (see README, \"What is charged, and to whom\"):\n"
+      "  wall_ns     from the benchmark's release to its exit\n"
+      "  cpu_ns      the benchmark's CPU time, from its execve to each of its tasks' end (eBPF probe);\n"
+      "              cpu_irq_ns of it is interrupt time that hit it while it ran\n"
+      "  user_ns/sys_ns  getrusage(): also counts noisewatch's pre-exec work and the exec itself\n"
+      "  blocking    wall time with none of the benchmark's tasks running or runnable (<= wall)\n"
+      "  contention  the benchmark's own tasks keeping each other waiting (the workload's doing)\n"
+      "  preemption, irq, softirq, nmi, wakeup:idle  time other work took while it wanted to run");
   // Everything from the benchmark's name on belongs to the benchmark, with or without `--`.
   sub->prefix_command();
   sub->callback([sub, args, &action] {
