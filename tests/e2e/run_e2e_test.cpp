@@ -200,6 +200,8 @@ TEST(RunE2E, BadOptionsAreOwnErrors) {
            {"--cpu", "4095", "--", "true"},
            {"--cpu", "x", "--", "true"},
            {"--format", "pdf", "--", "true"},
+           {"--json", "/nonexistent/dir/x.json", "--", "true"},
+           {"-o", "/nonexistent/dir/x.txt", "--format", "text", "--", "true"},
            {"--"}}) {
     args.insert(args.begin(), noisewatch());
     Proc p = run(args);
@@ -207,6 +209,14 @@ TEST(RunE2E, BadOptionsAreOwnErrors) {
     // One line that says what to do.
     EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << p.err;
   }
+  // An output that cannot be written is refused before anything runs: the benchmark (which
+  // would leave a file behind) never starts, so no result is lost at the end.
+  std::string marker = temp_path("ran");
+  Proc p = run({noisewatch(), "--json", "/nonexistent/dir/x.json", "--", "/bin/touch", marker});
+  EXPECT_EQ(p.status, 125) << p.err;
+  EXPECT_NE(p.err.find("does not exist"), std::string::npos) << p.err;
+  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the benchmark ran although its record could not be written";
+  unlink(marker.c_str());
 }
 
 TEST(RunE2E, SigintStopsCleanlyWithPartialReport) {
