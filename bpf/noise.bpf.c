@@ -131,9 +131,10 @@ static __always_inline struct nw_task_info *tracked_info(struct task_struct *t) 
   return ti && ti->gen == generation ? ti : 0;
 }
 
-// Does time taken on this CPU now delay a tracked task?
-static __always_inline bool affected(struct nw_cpu_state *s) {
-  return s->curr_tracked || s->waiting > 0 || s->watched;
+// Is an event of `own` time on this CPU now charged: does it delay a tracked task, or is the CPU
+// watched and the event long enough for the watched CPU's measurer to see?
+static __always_inline bool affected(struct nw_cpu_state *s, __u64 own) {
+  return s->curr_tracked || s->waiting > 0 || (s->watched && own >= s->watch_min_ns);
 }
 
 static __always_inline void add_to(struct nw_noise_val *v, __u64 count, __u64 time, __u64 max) {
@@ -219,6 +220,28 @@ static __always_inline void wait_end(__u32 cpu) {
   if (s && s->waiting > 0) __sync_fetch_and_add(&s->waiting, -1);
 }
 
+// ---- watched CPUs (check's spinners, the agent) ------------------------------------------
+// A watched CPU charges the CPU time of every task but its measurer, whose gaps these charges
+// explain: check asks that what it charges on a CPU never exceed the gap time its spinner
+// measured there. So spans here are timed with ktime, the spinner's own clock (CLOCK_MONOTONIC):
+// rq->clock can lag behind a switch (a wake-up that preempts skips the next update, so the
+// preempting task's span would start before the spinner stopped) and does not follow NTP's
+// rate. Only while user space holds the CPU open (check: the spinner itself, from its first to
+// its last clock read; nothing is half inside that window, since the spinner runs at both ends)
+// and only spans of at least watch_min_ns, like the interrupt paths (affected()).
+static __always_inline void watched_switch(struct nw_cpu_state *s, struct task_struct *prev) {
+  __u64 now = bpf_ktime_get_ns();
+  __u32 pid = prev->pid;
+  if (pid && pid != s->watch_measurer && s->watch_mark_ns && now > s->watch_mark_ns) {
+    __u64 span = now - s->watch_mark_ns;
+    __u64 nested = s->stolen_total - s->watch_mark_stolen;
+    span = span > nested ? span - nested : 0;
+    if (span && span >= s->watch_min_ns) record_preempt(prev, span);
+  }
+  s->watch_mark_ns = now;
+  s->watch_mark_stolen = s->stolen_total;
+}
+
 // ---- scheduler -------------------------------------------------------------------------
 
 SEC("tp_btf/sched_switch")
@@ -237,7 +260,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it.
   // That includes one benchmark thread keeping another waiting: preemption:<benchmark comm>,
   // which the report engine books as the workload's own doing, not the machine's.
-  if ((s->waiting > 0 || (!pi && s->watched)) && s->mark_ts && now > s->mark_ts) {
+  // A watched CPU charges everything but its measurer instead (watched_switch).
+  if (s->watched)
+    watched_switch(s, prev);
+  else if (s->waiting > 0 && s->mark_ts && now > s->mark_ts) {
     __u64 span = now - s->mark_ts;
     __u64 nested = s->stolen_total - s->mark_stolen;
     span = span > nested ? span - nested : 0;
@@ -423,7 +449,7 @@ int BPF_PROG(on_irq_exit, int irq, struct irqaction *action, int ret) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->irq_start, &s->irq_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) record(NW_KIND_IRQ, irq, 0, own);
+  if (own && affected(s, own)) record(NW_KIND_IRQ, irq, 0, own);
   return 0;
 }
 
@@ -441,7 +467,7 @@ int BPF_PROG(on_softirq_exit, unsigned int vec) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->softirq_start, &s->softirq_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) {
+  if (own && affected(s, own)) {
     if (vec < NW_SOFTIRQ_SLOTS)
       record_fixed(NW_FIXED_SOFTIRQ + vec, own);
     else
@@ -455,7 +481,7 @@ int BPF_PROG(on_nmi, void *handler, s64 delta_ns, int handled) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s || delta_ns <= 0) return 0;
   s->stolen_total += delta_ns;
-  if (affected(s)) {
+  if (affected(s, delta_ns)) {
     // The handler's address travels in the comm bytes; user space resolves it via kallsyms.
     char comm[NW_COMM_LEN] = {};
     __u64 addr = (__u64)handler;
@@ -477,7 +503,7 @@ static __always_inline int vector_exit(__u32 id) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->vec_start, &s->vec_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) record_fixed(NW_FIXED_VECTOR + id, own);
+  if (own && affected(s, own)) record_fixed(NW_FIXED_VECTOR + id, own);
   return 0;
 }
 

@@ -106,9 +106,15 @@ struct nw_task_info {
  * on a cache line: the padding keeps the fields written on every event at least a cache line away
  * from the neighbouring CPUs' (no false sharing between CPUs). 256 bytes. */
 struct nw_cpu_state {
-  __u32 watched;            /* charge everything on this CPU, tracked task or not (check, agent) */
+  __u32 watched;            /* charge everything on this CPU but its measurer (check, agent); user
+                               space opens and closes it (check: the spinner's own window) */
   __u32 sibling;            /* SMT sibling CPU + 1, or 0 when none */
-  __u64 pad_head[7];
+  __u32 watch_measurer;     /* watched CPU: pid of the thread measuring it (check's spinner), never
+                               charged there; 0 when none (agent) */
+  __u32 pad_cfg;
+  __u64 watch_min_ns;       /* watched CPU: events of less own time are not charged (check: its gap
+                               threshold, since shorter events cannot show in the spinner's gaps) */
+  __u64 pad_head[5];
   /* written on every event */
   __u64 stolen_total;       /* own time of all interrupt-like events on this CPU, ever */
   __u64 mark_ts;            /* start of the current task's charged span */
@@ -126,9 +132,11 @@ struct nw_cpu_state {
    * user space can check them against getrusage(): voluntary = the task blocked, involuntary = it
    * was still runnable (preempted or yielded). Cumulative; user space takes differences. */
   __u64 switches_voluntary, switches_involuntary;
+  /* Watched CPU: ktime and stolen_total at its last context switch (0: none since it opened) */
+  __u64 watch_mark_ns, watch_mark_stolen;
   /* written on frequency changes */
   __u64 freq_khz, freq_ts, freq_khz_ns, freq_changes; /* kHz*ns integral up to freq_ts */
-  __u64 pad_tail[3];
+  __u64 pad_tail[1];
 };
 
 #endif
