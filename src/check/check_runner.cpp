@@ -20,7 +20,7 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
     return report;
   }
   if (opts.duration_s <= 0) return report;
-  ctx.throttle_before = read_throttle_counts(ctx);
+  ctx.throttle_before = read_throttle_counts(sys::Sysroot(), ctx.targets);
   NoiseOptions nopts;
   nopts.threshold_ns = opts.threshold_ns;
   nopts.policy = opts.policy;
@@ -54,6 +54,7 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
     report.recommendation_reason = choice->reason;
   }
   // What the measurement itself shows: the findings it can fail.
+  ctx.throttle_after = read_throttle_counts(sys::Sysroot(), ctx.targets);
   for (auto& f : report.findings)
     if (f.id == "thermal-throttling") f = check_thermal_throttling(ctx);
   report.findings.push_back(check_measured_noise(ctx, report.cpus));

@@ -36,9 +36,10 @@ Finding check_numa_balancing(const CheckContext& ctx);
 inline constexpr double kNoiseWarnPpm = 10'000, kNoiseFailPpm = 100'000;
 Finding check_measured_noise(const CheckContext& ctx, const std::vector<CpuNoise>& measured);
 
-// Throttle counts (core + package) of the target CPUs that have them, for
-// CheckContext::throttle_before: check_thermal_throttling fails when one grew since.
-std::map<int, uint64_t> read_throttle_counts(const CheckContext& ctx);
+// Throttle counts (core + package) of those `cpus` that have them, read now (a Sysroot keeps
+// the first read of a file: give a new one), for CheckContext::throttle_before and _after:
+// check_thermal_throttling fails when one grew between the two.
+std::map<int, uint64_t> read_throttle_counts(const sys::Sysroot& root, const std::vector<int>& cpus);
 
 // Every rule, in the order of docs/contracts.md's list of ids.
 std::vector<Finding> run_all_checks(const CheckContext& ctx);

@@ -94,38 +94,48 @@ struct ThrottleCount {
   long long core = 0, package = 0;
 };
 
-std::optional<ThrottleCount> throttle_count(const CheckContext& ctx, int cpu) {
+std::optional<ThrottleCount> throttle_count(const sys::Sysroot& root, int cpu) {
   std::string base = cpu_dir(cpu) + "/thermal_throttle/";
-  auto core = ctx.root.read_int(base + "core_throttle_count");
-  auto pkg = ctx.root.read_int(base + "package_throttle_count");
+  auto core = root.read_int(base + "core_throttle_count");
+  auto pkg = root.read_int(base + "package_throttle_count");
   if (!core && !pkg) return std::nullopt;
   return ThrottleCount{core.value_or(0), pkg.value_or(0)};
 }
 
 }  // namespace
 
-std::map<int, uint64_t> read_throttle_counts(const CheckContext& ctx) {
+std::map<int, uint64_t> read_throttle_counts(const sys::Sysroot& root, const std::vector<int>& cpus) {
   std::map<int, uint64_t> counts;
-  for (int c : ctx.targets)
-    if (auto n = throttle_count(ctx, c)) counts[c] = uint64_t(n->core + n->package);
+  for (int c : cpus)
+    if (auto n = throttle_count(root, c)) counts[c] = uint64_t(n->core + n->package);
   return counts;
 }
+
+namespace {
+
+std::string throttled_during(const CheckContext& ctx, const std::vector<int>& cpus) {
+  std::string out;
+  for (int c : cpus)
+    out += fmt::format("{}CPU {}: {}", out.empty() ? "" : ", ", c, ctx.throttle_after.at(c) - ctx.throttle_before.at(c));
+  return out;
+}
+
+}  // namespace
 
 Finding check_thermal_throttling(const CheckContext& ctx) {
   std::vector<int> throttled, readable, during;
   std::vector<std::string> parts;
   for (int c : ctx.targets) {
-    auto n = throttle_count(ctx, c);
+    auto n = throttle_count(ctx.root, c);
     if (!n) continue;
     readable.push_back(c);
     if (n->core > 0 || n->package > 0) {
       throttled.push_back(c);
       parts.push_back(fmt::format("CPU {}: core {}, package {}", c, n->core, n->package));
     }
-    if (ctx.throttle_before) {
-      auto before = ctx.throttle_before->find(c);
-      if (before != ctx.throttle_before->end() && uint64_t(n->core + n->package) > before->second) during.push_back(c);
-    }
+    auto before = ctx.throttle_before.find(c), after = ctx.throttle_after.find(c);
+    if (before != ctx.throttle_before.end() && after != ctx.throttle_after.end() && after->second > before->second)
+      during.push_back(c);
   }
   if (readable.empty())
     return make_finding("thermal-throttling", Status::unknown, ctx.targets,
@@ -135,9 +145,9 @@ Finding check_thermal_throttling(const CheckContext& ctx) {
   // this machine now compares with anything.
   if (!during.empty())
     return make_finding("thermal-throttling", Status::fail, during,
-                        fmt::format("CPU {} throttled during this check ({}): the clock slows down under load, "
-                                    "so timings taken now are not comparable",
-                                    cpus_text(during), fmt::join(parts, "; ")),
+                        fmt::format("CPU {} throttled during this check's measurement ({} more times): the clock "
+                                    "slows down under load, so timings taken now are not comparable",
+                                    cpus_text(during), throttled_during(ctx, during)),
                         fix);
   if (throttled.empty())
     return make_finding("thermal-throttling", Status::ok, ctx.targets,

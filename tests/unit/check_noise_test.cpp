@@ -1,5 +1,10 @@
 // The per-CPU noise measurement and the CPU ranking used by `check` and `run --cpu auto`.
 #include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -150,6 +155,84 @@ TEST(CheckNoise, MeasuresTheRequestedDurationOnTheCpu) {
     // Total gap time is at least gaps * threshold.
     EXPECT_GE(r[0].noise_ppm * 0.3e9 / 1e6 + 1, double(r[0].gaps) * double(o.threshold_ns));
   }
+}
+
+uint64_t mono_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+}
+
+// Records where and when the spinners open and close their windows.
+struct WindowRecorder : NoiseAttributor {
+  struct Window {
+    std::atomic<int> open_cpu{-1}, close_cpu{-1};
+    std::atomic<pid_t> open_tid{0}, close_tid{0};
+    std::atomic<uint64_t> opened{0}, closed{0};
+  };
+  std::map<int, pid_t> tids;
+  std::map<int, Window> windows;
+  uint64_t threshold = 0, started = 0, stopped = 0;
+  cpu_set_t caller{};
+
+  void start(const std::map<int, pid_t>& t, uint64_t threshold_ns) override {
+    tids = t;
+    threshold = threshold_ns;
+    for (const auto& [cpu, tid] : t) windows.try_emplace(cpu);
+    sched_getaffinity(0, sizeof caller, &caller);
+    started = mono_ns();
+  }
+  void open(int cpu) noexcept override {
+    auto& w = windows.at(cpu);
+    w.opened = mono_ns();
+    w.open_cpu = sched_getcpu();
+    w.open_tid = pid_t(gettid());
+  }
+  void close(int cpu) noexcept override {
+    auto& w = windows.at(cpu);
+    w.close_cpu = sched_getcpu();
+    w.close_tid = pid_t(gettid());
+    w.closed = mono_ns();
+  }
+  std::map<int, std::vector<NoiseSource>> stop() override {
+    stopped = mono_ns();
+    std::map<int, std::vector<NoiseSource>> out;
+    for (const auto& [cpu, tid] : tids) out[cpu] = {{"irq:test", 3, 1500, 700}};
+    return out;
+  }
+};
+
+// Each spinner opens its window itself, on its CPU, inside its measurement; the caller is kept
+// off the measured CPU when it may run elsewhere.
+TEST(CheckNoise, SpinnersOpenTheirOwnWindowInsideTheMeasurement) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  int cpu = CPU_SETSIZE - 1;
+  while (!CPU_ISSET(cpu, &allowed)) --cpu;
+  WindowRecorder rec;
+  NoiseOptions o;
+  o.threshold_ns = 1500;
+  o.attributor = &rec;
+  auto r = measure_cpu_noise({cpu}, 0.2, o);
+  ASSERT_EQ(r.size(), 1u);
+  const auto& w = rec.windows.at(cpu);
+  EXPECT_EQ(rec.threshold, 1500u);
+  EXPECT_EQ(w.open_cpu, cpu);
+  EXPECT_EQ(w.close_cpu, cpu);
+  EXPECT_EQ(w.open_tid, rec.tids.at(cpu)) << "opened by the spinner itself";
+  EXPECT_EQ(w.close_tid, rec.tids.at(cpu));
+  EXPECT_GT(w.opened, rec.started) << "the probe is ready before the window opens";
+  EXPECT_LT(w.closed, rec.stopped) << "collected after the window closed";
+  // Opened after the first clock read, closed before the last.
+  EXPECT_LE(w.closed - w.opened, r[0].measured_ns);
+  EXPECT_GE(w.closed - w.opened, 190'000'000u);
+  if (CPU_COUNT(&allowed) > 1) EXPECT_FALSE(CPU_ISSET(cpu, &rec.caller)) << "the caller stays off the measured CPU";
+  cpu_set_t after;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(after), &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&after, &allowed)) << "the caller's affinity is restored";
+  EXPECT_EQ(r[0].attributed_ns, 1500u);
+  ASSERT_FALSE(r[0].top_sources.empty());
+  EXPECT_DOUBLE_EQ(r[0].noise_ppm, double(r[0].gap_ns) * 1e6 / double(r[0].measured_ns));
 }
 
 TEST(CheckNoise, CpuOutsideOurAffinityIsAnError) {
