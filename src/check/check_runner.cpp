@@ -25,6 +25,7 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
   nopts.threshold_ns = opts.threshold_ns;
   nopts.policy = opts.policy;
   nopts.priority = opts.priority;
+  nopts.top_sources = opts.top_sources;
   std::unique_ptr<NoiseAttributor> attributor;
   if (opts.attribute) {
     std::string why;
