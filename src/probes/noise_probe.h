@@ -51,6 +51,9 @@ class NoiseProbe {
 
   // Charge everything that takes time from this task, its future threads and children.
   void track(pid_t tid);
+  // The same for the held child before its execve, which has run `runtime_ns` so far (its
+  // /proc/PID/schedstat): its CPU time from here to its execve is noisewatch's, not counted.
+  void track_held(pid_t pid, uint64_t runtime_ns);
   // Opens or closes a watched CPU's window: two stores, no system call. Call it from a thread
   // running on `cpu` (check's spinner, on its own CPU), so no event there is half inside.
   void set_watched(int cpu, bool on);
@@ -63,6 +66,10 @@ class NoiseProbe {
   // Context switches of tracked tasks as the probe saw them. Cumulative since load: take
   // differences.
   SwitchCounts switches() const;
+  // CPU time of the tracked tasks that ended (from the benchmark's execve), and interrupt time
+  // taken while a tracked task ran. Cumulative since load: take differences.
+  uint64_t cpu_ns() const;
+  uint64_t stolen_running_ns() const;
   std::vector<nw::Unavailable> unavailable() const;
   FrequencySnapshot frequency(int cpu) const;
   int possible_cpus() const;

@@ -36,7 +36,7 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 void write_outputs(RunRecord& rec, const OutputPlan& out) {
-  report::analyze(rec);
+  const auto analysis = report::analyze(rec);
   std::string failed;
   auto attempt = [&](auto&& fn) {
     try {
@@ -46,7 +46,7 @@ void write_outputs(RunRecord& rec, const OutputPlan& out) {
     }
   };
   if (!out.json.empty()) {
-    std::string text = report::render(rec, report::Format::json, false);
+    std::string text = report::render(rec, analysis, report::Format::json, false);
     attempt([&] {
       if (out.json == "-") std::fwrite(text.data(), 1, text.size(), stdout), std::fflush(stdout);
       else write_file(out.json, text);
@@ -54,13 +54,13 @@ void write_outputs(RunRecord& rec, const OutputPlan& out) {
   }
   auto fmt_ = report::parse_format(out.format);
   if (!out.output.empty()) {
-    attempt([&] { write_file(out.output, report::render(rec, fmt_, false)); });
+    attempt([&] { write_file(out.output, report::render(rec, analysis, fmt_, false)); });
   } else {
     // The report goes to stderr unless a format was asked for explicitly, so that
     // `noisewatch -- ./bench > out.txt` leaves out.txt to the benchmark.
     FILE* dest = out.format_given ? stdout : stderr;
     bool color = isatty(fileno(dest)) && !std::getenv("NO_COLOR");
-    std::string text = report::render(rec, fmt_, color);
+    std::string text = report::render(rec, analysis, fmt_, color);
     std::fwrite(text.data(), 1, text.size(), dest);
     std::fflush(dest);
   }
