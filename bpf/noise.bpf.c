@@ -312,6 +312,36 @@ static __always_inline void fault_resume(struct nw_task_info *ti, struct nw_cpu_
   ti->flags &= ~NW_TASK_FAULT_PAUSED;
 }
 
+// Is an interrupt-like event of `own` time on this CPU charged? Whatever affected() says, except
+// that a watched CPU's measurer cannot see events shorter than its threshold (watch_min_ns).
+static __always_inline bool charged(struct nw_cpu_state *s, __u64 own) {
+  return s->curr_tracked || s->waiting > 0 || (s->watched && own >= s->watch_min_ns);
+}
+
+// ---- watched CPUs (check's spinners, the agent) ------------------------------------------
+// A watched CPU charges the CPU time of every task but its measurer, whose gaps these charges
+// explain: check asks that what it charges on a CPU never exceed the gap time its spinner
+// measured there. So spans here are timed with ktime, the spinner's own clock (CLOCK_MONOTONIC):
+// rq->clock can lag behind a switch (a wake-up that preempts skips the next update, so the
+// preempting task's span would start before the spinner stopped) and does not follow NTP's
+// rate. Only while user space holds the CPU open (check: the spinner itself, from its first to
+// its last clock read; nothing is half inside that window, since the spinner runs at both ends)
+// and only spans of at least watch_min_ns, like the interrupt paths (charged()). A switch the
+// probe does not see leaves the span of the task it put on the CPU to the next task seen
+// leaving: still inside the same gap of the measurer.
+static __always_inline void watched_switch(struct nw_cpu_state *s, struct task_struct *prev) {
+  __u64 now = bpf_ktime_get_ns();
+  __u32 pid = prev->pid;
+  if (pid && pid != s->watch_measurer && s->watch_mark_ns && now > s->watch_mark_ns) {
+    __u64 span = now - s->watch_mark_ns;
+    __u64 nested = s->stolen_total - s->watch_mark_stolen;
+    span = span > nested ? span - nested : 0;
+    if (span && span >= s->watch_min_ns) record_cached(NW_KIND_PREEMPT, prev, span);
+  }
+  s->watch_mark_ns = now;
+  s->watch_mark_stolen = s->stolen_total;
+}
+
 // ---- scheduler -------------------------------------------------------------------------
 
 // A switch this probe never saw: the task it believed running on this CPU (curr_pid) is not the
@@ -360,8 +390,11 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   if (prev_pid != s->curr_pid) resync(s, prev, pi, cpu, now);
 
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it:
-  // preemption by another task, or contention when it is one of the benchmark's own.
-  if ((s->waiting > 0 || (!pi && s->watched)) && s->mark_ts && now > s->mark_ts) {
+  // preemption by another task, or contention when it is one of the benchmark's own. A watched
+  // CPU charges everything but its measurer instead (watched_switch).
+  if (s->watched)
+    watched_switch(s, prev);
+  else if (s->waiting > 0 && s->mark_ts && now > s->mark_ts) {
     __u64 span = now - s->mark_ts;
     __u64 nested = s->stolen_total - s->mark_stolen;
     span = span > nested ? span - nested : 0;
@@ -616,7 +649,7 @@ int BPF_PROG(on_irq_exit, int irq, struct irqaction *action, int ret) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->irq_start, &s->irq_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) record(NW_KIND_IRQ, irq, 0, own);
+  if (own && charged(s, own)) record(NW_KIND_IRQ, irq, 0, own);
   return 0;
 }
 
@@ -634,7 +667,7 @@ int BPF_PROG(on_softirq_exit, unsigned int vec) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->softirq_start, &s->softirq_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) {
+  if (own && charged(s, own)) {
     if (vec < NW_SOFTIRQ_SLOTS)
       record_fixed(NW_FIXED_SOFTIRQ + vec, own);
     else
@@ -649,7 +682,7 @@ int BPF_PROG(on_nmi, void *handler, s64 delta_ns, int handled) {
   if (!s || delta_ns <= 0) return 0;
   s->stolen_total += delta_ns;
   if (s->curr_tracked) s->stolen_running += delta_ns;
-  if (affected(s)) {
+  if (charged(s, delta_ns)) {
     // The handler's address travels in the comm bytes; user space resolves it via kallsyms.
     char comm[NW_COMM_LEN] = {};
     __u64 addr = (__u64)handler;
@@ -671,7 +704,7 @@ static __always_inline int vector_exit(__u32 id) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->vec_start, &s->vec_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) record_fixed(NW_FIXED_VECTOR + id, own);
+  if (own && charged(s, own)) record_fixed(NW_FIXED_VECTOR + id, own);
   return 0;
 }
 

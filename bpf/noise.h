@@ -136,9 +136,18 @@ struct nw_task_info {
  * on a cache line: the padding keeps the fields written on every event at least a cache line away
  * from the neighbouring CPUs' (no false sharing between CPUs). 256 bytes. */
 struct nw_cpu_state {
-  __u32 watched;            /* charge everything on this CPU, tracked task or not (check, agent) */
+  __u32 watched;            /* charge everything on this CPU but its measurer (check, agent); user
+                               space opens and closes it (check: the spinner's own window) */
   __u32 sibling;            /* SMT sibling CPU + 1, or 0 when none */
-  __u64 pad_head[7];
+  __u32 watch_measurer;     /* watched CPU: pid of the thread measuring it (check's spinner), never
+                               charged there; 0 when none (agent) */
+  __u32 pad_cfg;
+  __u64 watch_min_ns;       /* watched CPU: events of less own time are not charged (check: its gap
+                               threshold, since shorter events cannot show in the spinner's gaps) */
+  /* Watched CPU: ktime and stolen_total at its last context switch (0: none since it opened).
+   * Written at every switch of a watched CPU, by that CPU only: no false sharing in this line. */
+  __u64 watch_mark_ns, watch_mark_stolen;
+  __u64 pad_head[3];
   /* written on every event */
   __u64 stolen_total;       /* own time of all interrupt-like events on this CPU, ever */
   __u64 mark_ts;            /* start of the current task's charged span */

@@ -267,11 +267,17 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   if (mem == MAP_FAILED) throw Error(fmt::format("cannot map the per-CPU state: {}", std::strerror(errno)));
   impl_->cpus = static_cast<nw_cpu_state*>(mem);
 
-  // Per-CPU configuration: watched CPUs, SMT siblings, frequency seed (nothing runs yet).
+  // Per-CPU configuration: watched CPUs and their measurers, SMT siblings, frequency seed
+  // (nothing runs yet).
   std::set<int> watch(opts.watch_cpus.begin(), opts.watch_cpus.end());
   for (int c = 0; c < impl_->ncpus; ++c) {
     nw_cpu_state& cfg = impl_->cpus[c];
     cfg.watched = watch.count(c) ? 1 : 0;
+    auto measurer = opts.measurer_by_cpu.find(c);
+    if (measurer != opts.measurer_by_cpu.end()) {
+      cfg.watch_measurer = uint32_t(measurer->second);
+      cfg.watch_min_ns = opts.watch_min_ns;
+    }
     std::string base = fmt::format("/sys/devices/system/cpu/cpu{}/", c);
     try {
       auto sibs = sys::parse_cpulist(sys::read_file(base + "topology/thread_siblings_list"));
@@ -340,6 +346,15 @@ void NoiseProbe::Impl::track(pid_t tid, uint32_t flags, uint64_t cpu_base) {
   close(pidfd);
   if (rc) throw Error(fmt::format("cannot track task {}: {}", tid, std::strerror(err)));
   __atomic_add_fetch(&skel->bss->overflow_tasks, 1, __ATOMIC_RELAXED);
+}
+
+void NoiseProbe::set_watched(int cpu, bool on) {
+  if (cpu < 0 || cpu >= impl_->ncpus) return;
+  nw_cpu_state& st = impl_->cpus[cpu];
+  // Opening forgets the mark of an earlier window, so the first span charged starts at a switch
+  // seen while open. Run on `cpu`, these stores are seen in this order by its programs.
+  if (on) __atomic_store_n(&st.watch_mark_ns, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&st.watched, on ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
 void NoiseProbe::untrack_all() {
