@@ -63,11 +63,21 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
     // Measure instead of guess: osnoise-style spinning on every allowed CPU at once, so the
     // measurement takes kAutoSeconds however many CPUs there are.
     auto m = check::choose_quiet_cpu(allowed, kAutoSeconds);
-    uint64_t longest = 0;
-    for (const auto& c : m.measured) longest = std::max(longest, c.measured_ns);
+    // Each spinner's window ends at its first clock read past the deadline: on a loaded CPU
+    // that can be late, so both ends of the range are said.
+    uint64_t shortest = UINT64_MAX, longest = 0;
+    for (const auto& c : m.measured) {
+      shortest = std::min(shortest, c.measured_ns);
+      longest = std::max(longest, c.measured_ns);
+    }
+    if (m.measured.empty()) shortest = 0;
     p.cpus = {m.choice.cpu};
-    p.cpu_reason = fmt::format("{} (--cpu auto: CPU {} measured at once for {:.2f} s)", m.choice.reason,
-                               sys::format_cpulist(allowed), double(longest) / 1e9);
+    p.cpu_reason = longest - shortest > 10'000'000
+                       ? fmt::format("{} (--cpu auto: CPU {} measured at once for {:.2f} s; windows {:.2f}-{:.2f} s)",
+                                     m.choice.reason, sys::format_cpulist(allowed), double(shortest) / 1e9,
+                                     double(shortest) / 1e9, double(longest) / 1e9)
+                       : fmt::format("{} (--cpu auto: CPU {} measured at once for {:.2f} s)", m.choice.reason,
+                                     sys::format_cpulist(allowed), double(shortest) / 1e9);
   } else if (a.cpu.empty()) {
     auto choice = runner::choose_cpu(allowed, sys::read_interrupts());
     if (choice.cpus.empty()) throw Error("no CPU is available to run the benchmark on");

@@ -381,9 +381,11 @@ TEST(CheckE2E, RunCpuAutoMeasuresAboutOneSecondInTotal) {
     std::string why = rec["cpu_reason"];
     auto at = why.find("measured at once for ");
     ASSERT_NE(at, std::string::npos) << why;
+    // The shortest window: every spinner stops at its first clock read past the 1 s deadline,
+    // which a loaded CPU can delay (seen: 0.58 s late at load 8.7); the old code measured 2 s.
     double measured = std::stod(why.substr(at + 21));
     EXPECT_GE(measured, 0.99) << why;
-    EXPECT_LE(measured, 1.1) << why;
+    EXPECT_LE(measured, 1.2) << why;
   }
   std::sort(extra.begin(), extra.end());
   std::printf("--cpu auto costs %.2f s more than --cpu 0 (median of 3)\n", extra[1]);
