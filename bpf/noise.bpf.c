@@ -185,31 +185,43 @@ static __always_inline void record_fixed(__u32 slot, __u64 dur) {
   if (v) add_to(v, 1, dur, dur);
 }
 
-static __always_inline void record_task(__u32 kind, struct task_struct *t, __u64 dur) {
-  char comm[NW_COMM_LEN];
-  __builtin_memcpy(comm, t->comm, NW_COMM_LEN);
-  record(kind, t->pid, comm, dur);
+// A task's name as two words: copied with two loads, compared with two compares.
+struct nw_comm {
+  __u64 w[2];
+};
+
+static __always_inline struct nw_comm comm_of(struct task_struct *t) {
+  struct nw_comm c;
+  __builtin_memcpy(&c.w[0], t->comm, 8);
+  __builtin_memcpy(&c.w[1], t->comm + 8, 8);
+  return c;
 }
 
-// Preemption or contention by task t. Called from sched_switch only (interrupts off), so the
+// The task leaving the CPU at a switch, as the out-of-line parts of on_switch need it (at most
+// five arguments reach a BPF function).
+struct nw_leaving {
+  __u64 now;  // the switch's scheduler clock
+  __u32 pid;
+  __u32 tracked;
+  struct nw_comm comm;
+};
+
+// Preemption or contention by task `pid`. Called from sched_switch only (interrupts off), so the
 // entry cannot be rewritten under us; a different task (or kind) evicts the entry into the hash.
-static __always_inline void record_cached(__u32 kind, struct task_struct *t, __u64 dur) {
-  __u32 pid = t->pid, idx = pid & (NW_PREEMPT_CACHE - 1);
+static __always_inline void record_cached(__u32 kind, __u32 pid, struct nw_comm c, __u64 dur) {
+  __u32 idx = pid & (NW_PREEMPT_CACHE - 1);
   struct nw_noise_entry *e = bpf_map_lookup_elem(&preempt_cache, &idx);
   if (!e) return;
-  __u64 c0, c1;
-  __builtin_memcpy(&c0, t->comm, 8);
-  __builtin_memcpy(&c1, t->comm + 8, 8);
   __u64 *k = (__u64 *)e->key.comm;
-  if (e->key.kind == kind && e->key.id == pid && k[0] == c0 && k[1] == c1) {
+  if (e->key.kind == kind && e->key.id == pid && k[0] == c.w[0] && k[1] == c.w[1]) {
     add_to(&e->val, 1, dur, dur);
     return;
   }
   if (e->val.count) hash_add(&e->key, e->val.count, e->val.time_ns, e->val.max_ns);
   e->key.kind = kind;
   e->key.id = pid;
-  k[0] = c0;
-  k[1] = c1;
+  k[0] = c.w[0];
+  k[1] = c.w[1];
   e->val.count = 1;
   e->val.time_ns = dur;
   e->val.max_ns = dur;
@@ -329,20 +341,45 @@ static __always_inline bool charged(struct nw_cpu_state *s, __u64 own) {
 // and only spans of at least watch_min_ns, like the interrupt paths (charged()). A switch the
 // probe does not see leaves the span of the task it put on the CPU to the next task seen
 // leaving: still inside the same gap of the measurer.
-static __always_inline void watched_switch(struct nw_cpu_state *s, struct task_struct *prev) {
+// Global functions (not static, not inlined) are verified once, on their own, instead of once
+// per path through on_switch: the rare branches live there, which keeps the switch program's
+// verification (part of noisewatch's start-up) short. They cost a call where they are taken.
+__noinline int watched_switch(struct nw_cpu_state *s, struct nw_leaving *lv) {
+  if (!s || !lv) return 0;
   __u64 now = bpf_ktime_get_ns();
-  __u32 pid = prev->pid;
-  if (pid && pid != s->watch_measurer && s->watch_mark_ns && now > s->watch_mark_ns) {
+  if (lv->pid && lv->pid != s->watch_measurer && s->watch_mark_ns && now > s->watch_mark_ns) {
     __u64 span = now - s->watch_mark_ns;
     __u64 nested = s->stolen_total - s->watch_mark_stolen;
     span = span > nested ? span - nested : 0;
-    if (span && span >= s->watch_min_ns) record_cached(NW_KIND_PREEMPT, prev, span);
+    if (span && span >= s->watch_min_ns) record_cached(NW_KIND_PREEMPT, lv->pid, lv->comm, span);
   }
   s->watch_mark_ns = now;
   s->watch_mark_stolen = s->stolen_total;
+  return 0;
 }
 
 // ---- scheduler -------------------------------------------------------------------------
+
+// SMT: at a switch on CPU s, the overlap of a non-idle task on one thread of the core with a
+// tracked task on the other (o is the sibling's state).
+__noinline int smt_switch(struct nw_cpu_state *s, struct nw_cpu_state *o, struct nw_leaving *lv) {
+  if (!s || !o || !lv) return 0;
+  __u64 now = lv->now;
+  if (!lv->tracked && lv->pid && o->curr_tracked && o->tracked_since) {
+    __u64 from = s->mark_ts > o->tracked_since ? s->mark_ts : o->tracked_since;
+    if (s->smt_charged_until > from) from = s->smt_charged_until;
+    if (now > from) record(NW_KIND_SMT, lv->pid, (const char *)lv->comm.w, now - from);
+    s->smt_charged_until = now;
+  } else if (lv->tracked && s->tracked_since && o->curr_pid && !o->curr_tracked) {
+    __u64 from = s->tracked_since > o->mark_ts ? s->tracked_since : o->mark_ts;
+    if (o->smt_charged_until > from) from = o->smt_charged_until;
+    char comm[NW_COMM_LEN];
+    __builtin_memcpy(comm, o->curr_comm, NW_COMM_LEN);
+    if (now > from) record(NW_KIND_SMT, o->curr_pid, comm, now - from);
+    o->smt_charged_until = now;
+  }
+  return 0;
+}
 
 // A switch this probe never saw: the task it believed running on this CPU (curr_pid) is not the
 // one leaving now. Some kernels leave a task's switch-out untraced (seen on this project's VMs:
@@ -353,9 +390,10 @@ static __always_inline void watched_switch(struct nw_cpu_state *s, struct task_s
 // runtime since it was picked, final here) says when: the span before that is charged to the
 // unseen task, the rest was `prev` running. (No usable slice, as for real-time tasks: the unseen
 // task is charged nothing.)
-static __always_inline void resync(struct nw_cpu_state *s, struct task_struct *prev, struct nw_task_info *pi,
-                                   __u32 cpu, __u64 now) {
-  __u64 slice = prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime;
+__noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu, struct nw_leaving *lv,
+                      __u64 slice) {
+  if (!s || !lv) return 0;
+  __u64 now = lv->now;
   __u64 t_in = now > slice ? now - slice : 0;
   if (t_in < s->mark_ts || t_in > now) t_in = s->mark_ts;
   if (s->waiting > 0 && s->mark_ts && t_in > s->mark_ts && s->curr_pid) {
@@ -368,11 +406,12 @@ static __always_inline void resync(struct nw_cpu_state *s, struct task_struct *p
     pi->phase = NW_PHASE_RUNNING;
     pi->cpu = cpu;
   }
-  s->curr_pid = prev->pid;
+  s->curr_pid = lv->pid;
   s->curr_tracked = pi ? 1 : 0;
   s->tracked_since = pi ? t_in : 0;
   s->mark_ts = t_in;
   s->mark_stolen = s->stolen_total;
+  return 0;
 }
 
 SEC("tp_btf/sched_switch")
@@ -387,13 +426,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   struct nw_task_info *pi = prev_pid ? tracked_info(prev) : 0;
   struct nw_task_info *ni = next_pid ? tracked_info(next) : 0;
   __u32 sib = s->sibling;
-  if (prev_pid != s->curr_pid) resync(s, prev, pi, cpu, now);
+  struct nw_leaving lv = {.now = now, .pid = prev_pid, .tracked = pi != 0, .comm = comm_of(prev)};
+  if (prev_pid != s->curr_pid) resync(s, pi, cpu, &lv, prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
 
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it:
   // preemption by another task, or contention when it is one of the benchmark's own. A watched
   // CPU charges everything but its measurer instead (watched_switch).
   if (s->watched)
-    watched_switch(s, prev);
+    watched_switch(s, &lv);
   else if (s->waiting > 0 && s->mark_ts && now > s->mark_ts) {
     __u64 span = now - s->mark_ts;
     __u64 nested = s->stolen_total - s->mark_stolen;
@@ -401,29 +441,12 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     if (prev_pid == 0) {
       if (s->waiting > 0) record_fixed(NW_FIXED_WAKEUP_IDLE, span);
     } else {
-      record_cached(pi ? NW_KIND_CONTENTION : NW_KIND_PREEMPT, prev, span);
+      record_cached(pi ? NW_KIND_CONTENTION : NW_KIND_PREEMPT, prev_pid, lv.comm, span);
     }
   }
 
   // 2. SMT: overlap of a non-idle sibling task with a tracked task on this core.
-  if (sib) {
-    struct nw_cpu_state *o = cpu_at(sib - 1);
-    if (o) {
-      if (!pi && prev_pid && o->curr_tracked && o->tracked_since) {
-        __u64 from = s->mark_ts > o->tracked_since ? s->mark_ts : o->tracked_since;
-        if (s->smt_charged_until > from) from = s->smt_charged_until;
-        if (now > from) record_task(NW_KIND_SMT, prev, now - from);
-        s->smt_charged_until = now;
-      } else if (pi && s->tracked_since && o->curr_pid && !o->curr_tracked) {
-        __u64 from = s->tracked_since > o->mark_ts ? s->tracked_since : o->mark_ts;
-        if (o->smt_charged_until > from) from = o->smt_charged_until;
-        char comm[NW_COMM_LEN];
-        __builtin_memcpy(comm, o->curr_comm, NW_COMM_LEN);
-        if (now > from) record(NW_KIND_SMT, o->curr_pid, comm, now - from);
-        o->smt_charged_until = now;
-      }
-    }
-  }
+  if (sib) smt_switch(s, cpu_at(sib - 1), &lv);
 
   // 3. The tracked task leaving: preempted (still runnable) or blocking by its own choice. A task
   // preempted while it was getting ready to sleep (state already set, `preempt` true) is still on

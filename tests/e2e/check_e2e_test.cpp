@@ -389,9 +389,11 @@ TEST(CheckE2E, RunCpuAutoMeasuresAboutOneSecondInTotal) {
   }
   std::sort(extra.begin(), extra.end());
   std::printf("--cpu auto costs %.2f s more than --cpu 0 (median of 3)\n", extra[1]);
-  // 1 s of measuring plus thread start-up; the old 1 s per CPU would be 2 s here. Generous for a
-  // loaded VM, and still failing for the old behaviour on any machine with 2 CPUs or more.
-  EXPECT_LT(extra[1], 1.6);
+  // 1 s of measuring plus loading the probe and starting the spinners (~1.05 s on a quiet VM;
+  // up to 1.63 s seen at load average 8, where the probe's verification and the spinners' start
+  // wait for CPU). The old 1 s per CPU costs at least 2 s here, and N s on N CPUs.
+  const double old_cost = double(sysconf(_SC_NPROCESSORS_ONLN));
+  EXPECT_LT(extra[1], std::min(1.9, old_cost - 0.1));
   EXPECT_GT(extra[1], 0.9);
 }
 
