@@ -73,6 +73,7 @@ struct NoiseProbe::Impl {
   size_t cpus_len = 0;
 
   void track(pid_t tid, uint32_t flags, uint64_t cpu_base);
+  bool measures_steal = false;
 
   ~Impl() {
     if (cpus) munmap(cpus, cpus_len);
@@ -151,6 +152,9 @@ struct NoiseProbe::Impl {
       case NW_KIND_FAULT:
         e.source = "fault";
         break;
+      case NW_KIND_STEAL:
+        e.source = "steal";
+        break;
       default:
         e.source = fmt::format("unknown:{}", key.kind);
     }
@@ -176,6 +180,17 @@ static int fentry_refused(const btf* vmlinux, const char* func) {
   if (fd < 0) return errno;
   close(fd);
   return 0;
+}
+
+// Whether `struct name` has `member` in this kernel (what bpf_core_field_exists decides at load).
+static bool kernel_struct_has(const btf* vmlinux, const char* name, const char* member) {
+  int id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_STRUCT);
+  if (id < 0) return false;
+  const btf_type* t = btf__type_by_id(vmlinux, uint32_t(id));
+  const btf_member* m = btf_members(t);
+  for (uint16_t i = 0; i < btf_vlen(t); ++i, ++m)
+    if (std::strcmp(btf__name_by_offset(vmlinux, m->name_off), member) == 0) return true;
+  return false;
 }
 
 static bool kernel_has_tracepoint(const btf* vmlinux, const std::string& name) {
@@ -215,6 +230,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   if (!vmlinux) throw Error("cannot read the kernel's BTF from /sys/kernel/btf/vmlinux");
   std::set<std::string> missing_vectors;
   const int fault_refused = fentry_refused(vmlinux, "handle_mm_fault");
+  impl_->measures_steal = kernel_struct_has(vmlinux, "rq", "prev_steal_time_rq");
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
     std::string sec = bpf_program__section_name(prog);
@@ -386,6 +402,8 @@ static nw_noise_key fixed_slot_key(uint32_t slot) {
     k.id = slot - NW_FIXED_VECTOR;
   } else if (slot == NW_FIXED_FAULT) {
     k.kind = NW_KIND_FAULT;
+  } else if (slot == NW_FIXED_STEAL) {
+    k.kind = NW_KIND_STEAL;
   } else {
     k.kind = NW_KIND_SOFTIRQ;
     k.id = slot - NW_FIXED_SOFTIRQ;
@@ -479,6 +497,8 @@ SwitchCounts NoiseProbe::switches() const {
   }
   return n;
 }
+
+bool NoiseProbe::measures_steal() const { return impl_->measures_steal; }
 
 uint64_t NoiseProbe::cpu_ns() const { return __atomic_load_n(&impl_->skel->bss->cpu_ns, __ATOMIC_RELAXED); }
 

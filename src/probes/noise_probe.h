@@ -70,6 +70,9 @@ class NoiseProbe {
   // taken while a tracked task ran. Cumulative since load: take differences.
   uint64_t cpu_ns() const;
   uint64_t stolen_running_ns() const;
+  // Whether hypervisor steal comes from the probe ("steal" events: the scheduler's own account,
+  // in ns, only while a tracked task ran or waited) rather than /proc/stat (10 ms ticks).
+  bool measures_steal() const;
   std::vector<nw::Unavailable> unavailable() const;
   FrequencySnapshot frequency(int cpu) const;
   int possible_cpus() const;
