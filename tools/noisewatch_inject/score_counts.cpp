@@ -11,9 +11,9 @@ namespace nw::inject {
 namespace {
 
 // blocking: blocking is the first row with share >= 0.60; in every injected run the probe's
-// blocking is within 2 % of the sleep the benchmark was asked to take (timer slack and the
+// blocking is within 1 % of the sleep the benchmark was asked to take (timer slack and the
 // wake-up are microseconds); in every clean run it is at most 1 % of the wall time.
-constexpr double kBlockingShare = 0.60, kSleepTolerance = 0.02, kCleanBlockingFraction = 0.01;
+constexpr double kBlockingShare = 0.60, kSleepTolerance = 0.01, kCleanBlockingFraction = 0.01;
 // none: no source but unexplained with a share >= 0.20 (issue #12 section 6).
 constexpr double kNoneMaxShare = 0.20;
 

@@ -13,13 +13,14 @@ namespace {
 // timer-storm. Shares: preemption:acc_timer + irq:local_timer together >= 0.60 with one of them
 // the first row; on a VM, one of them first among named sources and together >= 0.35.
 constexpr double kTimerShare = 0.60, kTimerShareVm = 0.35;
-// Every wake-up seen: preemption:acc_timer's count / the thread's wake-ups, median over the
-// injected runs, within 1 +- 0.05.
+// Every wake-up seen, and every timer interrupt that caused one: preemption:acc_timer's count /
+// the thread's wake-ups, and irq:local_timer's count less the clean runs' median / the wake-ups,
+// each the median over the injected runs, within 1 +- 0.05.
 constexpr double kTimerCountTolerance = 0.05;
-// Charged time: preemption:acc_timer's time / the thread's own CPU time, median over the injected
-// runs, within [0.8, 2.0]. Above 1 by design: the preemption is charged from the wake-up, so the
-// switch into the thread (which the thread's CPU time does not contain) is in it too.
-constexpr double kTimerTimeLow = 0.8, kTimerTimeHigh = 2.0;
+// Charged time: preemption:acc_timer's time / the thread's own CPU time (CLOCK_THREAD_CPUTIME_ID),
+// median over the injected runs, within 1 +- 0.10. (The thread's time includes its last
+// wake-ups after the benchmark ended, which nothing charges: the ratio sits a little below 1.)
+constexpr double kTimerTimeTolerance = 0.10;
 
 // irq-storm. Shares: the IRQ + softirq:BLOCK together >= 0.50 with one of them the first row; on
 // a VM (the host's side of the I/O is invisible) one of them first among named sources with the
@@ -59,7 +60,7 @@ int score_timer_storm(const ScoreInput& in) {
   const std::string pre = "preemption:acc_timer", loc = "irq:local_timer";
   share_rule(in, card, pre, loc, kTimerShare, kTimerShareVm);
 
-  std::vector<double> counts, times, local_clean;
+  std::vector<double> counts, irqs, times, local_clean;
   for (const auto* r : in.clean()) local_clean.push_back(double(count_of(*r->run, loc)));
   double local_base = local_clean.empty() ? 0 : stats::median(local_clean);
   char buf[400];
@@ -67,6 +68,7 @@ int score_timer_storm(const ScoreInput& in) {
     double wakeups = r->truth->value("timer_wakeups", 0.0), runtime = r->truth->value("timer_runtime_ns", 0.0) / 1e6;
     double n = double(count_of(*r->run, pre)), t = time_ms(*r->run, pre);
     counts.push_back(wakeups > 0 ? n / wakeups : 0);
+    irqs.push_back(wakeups > 0 ? (double(count_of(*r->run, loc)) - local_base) / wakeups : 0);
     times.push_back(runtime > 0 ? t / runtime : 0);
     std::snprintf(buf, sizeof buf,
                   "run %d: %.0f wake-ups, thread CPU time %.2f ms; probe: %s %.0f (%.2f ms), %s %llu (clean runs' "
@@ -75,13 +77,15 @@ int score_timer_storm(const ScoreInput& in) {
                   (unsigned long long)count_of(*r->run, loc), local_base);
     card.note(buf);
   }
-  double mc = counts.empty() ? 0 : stats::median(counts), mt = times.empty() ? 0 : stats::median(times);
-  std::snprintf(buf, sizeof buf, "truth: %s count / wake-ups, median %.3f within 1 +- %.2f (%s)", pre.c_str(), mc,
-                kTimerCountTolerance, fmt_list(counts).c_str());
-  card.rule(buf, !counts.empty() && std::abs(mc - 1) <= kTimerCountTolerance);
-  std::snprintf(buf, sizeof buf, "truth: %s time / the thread's CPU time, median %.3f within [%.2f, %.2f] (%s)",
-                pre.c_str(), mt, kTimerTimeLow, kTimerTimeHigh, fmt_list(times).c_str());
-  card.rule(buf, !times.empty() && mt >= kTimerTimeLow && mt <= kTimerTimeHigh);
+  auto median_near_1 = [&](const std::vector<double>& v, double tolerance, const std::string& what) {
+    double m = v.empty() ? 0 : stats::median(v);
+    std::snprintf(buf, sizeof buf, "truth: %s, median %.3f within 1 +- %.2f (%s)", what.c_str(), m, tolerance,
+                  fmt_list(v).c_str());
+    card.rule(buf, !v.empty() && std::abs(m - 1) <= tolerance);
+  };
+  median_near_1(counts, kTimerCountTolerance, pre + " count / wake-ups");
+  median_near_1(irqs, kTimerCountTolerance, loc + " count less the clean runs' median / wake-ups");
+  median_near_1(times, kTimerTimeTolerance, pre + " time / the thread's CPU time");
   return card.print(pre + " + " + loc);
 }
 
