@@ -54,10 +54,13 @@ bpf_ns() {
   total=0
   for id in $ids; do
     out=$(bpftool prog show id "$id") || fail "bpftool prog show id $id failed"
-    ns=$(number "$(printf '%s\n' "$out" | sed -n 's/.*run_time_ns \([0-9]*\).*/\1/p')" \
-      "run_time_ns of BPF program $id (is kernel.bpf_stats_enabled on?)")
-    total=$((total + ns))
+    case $out in "$id:"*) ;; *) fail "bpftool prog show id $id: unexpected output '$out'" ;; esac
+    # bpftool omits run_time_ns for a program that has not run yet: that one is a true 0.
+    ns=$(printf '%s\n' "$out" | sed -n 's/.*run_time_ns \([0-9]*\).*/\1/p')
+    total=$((total + ${ns:-0}))
   done
+  # The scheduler's programs run all the time: a total of 0 means the statistics are not counting.
+  [ "$total" -gt 0 ] || fail "no run_time_ns for any of the agent's BPF programs: kernel.bpf_stats_enabled is not counting"
   echo "$total"
 }
 
