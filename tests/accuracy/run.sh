@@ -104,7 +104,8 @@ for sc in "${scenarios[@]}"; do
   extra=() nw_cpus=$cpu bench=("$build/acc_work" "$chunks" "$pid")
   case $sc in
     irq-storm) extra=(--irq "$irq_name" --io-threads "${ACC_IO_THREADS:-2}") ;;
-    cpu-hog | timer-storm | migrations | blocking | none) ;;
+    timer-storm) extra=(--period-us "${ACC_TIMER_PERIOD_US:-75}") ;;
+    cpu-hog | migrations | blocking | none) ;;
     wrappers) bench=("$wrapper" "${bench[@]}") ;;
     threads-spread) bench=("$build/acc_threads" 2 "$chunks" "$pid" --spread) nw_cpus=$((cpu < other ? cpu : other)),$((cpu < other ? other : cpu)) ;;
     threads-one-cpu) bench=("$build/acc_threads" 2 "$chunks" "$pid") ;;
