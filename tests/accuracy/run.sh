@@ -20,8 +20,10 @@
 # level, so that other users' builds on a shared machine do not drown the injected ground truth;
 # the benchmark and the injected noise are in the same autogroup and compete at equal weight),
 # ACC_IRQ (default: the busiest virtio*-req.0 IRQ), ACC_IO_THREADS (O_DIRECT writers of the IRQ
-# storm, default 2; more do not raise the IRQ rate on these VMs: completions batch), ACC_KEEP=DIR keeps the records and
-# ground-truth logs there.
+# storm, default 2; more do not raise the IRQ rate on these VMs: completions batch),
+# ACC_TIMER_PERIOD_US (the timer storm's period, default 20: a storm whose visible cost, about a
+# fifth of the CPU, stands above this VM's run-to-run wander; at 75 us its share fell to 0.17-0.31
+# under load), ACC_KEEP=DIR keeps the records and ground-truth logs there.
 #
 # It changes one thing on the machine: the disk IRQ's smp_affinity_list (irq-storm), when the
 # kernel allows; the saved value is restored on exit, on Ctrl-C and on SIGTERM/SIGHUP.
@@ -104,7 +106,7 @@ for sc in "${scenarios[@]}"; do
   extra=() nw_cpus=$cpu bench=("$build/acc_work" "$chunks" "$pid")
   case $sc in
     irq-storm) extra=(--irq "$irq_name" --io-threads "${ACC_IO_THREADS:-2}") ;;
-    timer-storm) extra=(--period-us "${ACC_TIMER_PERIOD_US:-75}") ;;
+    timer-storm) extra=(--period-us "${ACC_TIMER_PERIOD_US:-20}") ;;
     cpu-hog | migrations | blocking | none) ;;
     wrappers) bench=("$wrapper" "${bench[@]}") ;;
     threads-spread) bench=("$build/acc_threads" 2 "$chunks" "$pid" --spread) nw_cpus=$((cpu < other ? cpu : other)),$((cpu < other ? other : cpu)) ;;
