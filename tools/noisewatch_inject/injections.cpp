@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,6 +103,11 @@ class TimerStorm : public ThreadedNoise {
       timespec cpu_time;
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_time);
       runtime_ns_ = uint64_t(cpu_time.tv_sec) * 1000000000ull + uint64_t(cpu_time.tv_nsec);
+      // The kernel's count of the thread leaving its CPU: a wake-up whose timer fires before the
+      // thread got off the CPU continues the same slice, so slices, not wake-ups, are what a
+      // probe can count.
+      rusage ru;
+      if (getrusage(RUSAGE_THREAD, &ru) == 0) switches_ = uint64_t(ru.ru_nvcsw) + uint64_t(ru.ru_nivcsw);
     });
     pthread_setname_np(threads_.back().native_handle(), "acc_timer");
   }
@@ -110,13 +116,14 @@ class TimerStorm : public ThreadedNoise {
     join();
     truth["timer_wakeups"] = wakeups_.load();
     truth["timer_runtime_ns"] = runtime_ns_;
+    truth["timer_switches"] = switches_;
     truth["timer_pinned"] = pinned_.load();
   }
 
  private:
   std::atomic<uint64_t> wakeups_{0};
   std::atomic<bool> pinned_{true};
-  uint64_t runtime_ns_ = 0;  // written by the thread before it ends, read after the join
+  uint64_t runtime_ns_ = 0, switches_ = 0;  // written by the thread before it ends, read after the join
 };
 
 class Mover : public ThreadedNoise {

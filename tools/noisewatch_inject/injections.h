@@ -20,7 +20,8 @@ struct Noise {
 // time; it is born after the benchmark started, so that is its run time during the repetition).
 std::unique_ptr<Noise> start_cpu_hog(int cpu);
 // A thread named acc_timer pinned on `cpu`, waking every `period_us` on absolute deadlines with
-// 1 ns timer slack. Truth: timer_wakeups, timer_runtime_ns (its own CPU time), timer_pinned.
+// 1 ns timer slack. Truth: timer_wakeups, timer_switches (times it left the CPU, getrusage),
+// timer_runtime_ns (its own CPU time), timer_pinned.
 std::unique_ptr<Noise> start_timer_storm(int cpu, int period_us);
 // `moves` sched_setaffinity moves of `pid`, other CPU / target CPU alternately, every `move_ms`.
 // Truth: moves, moves_failed, cpus_after_moves, kernel_nr_migrations_delta.

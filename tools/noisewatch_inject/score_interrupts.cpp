@@ -17,9 +17,10 @@ namespace {
 // storm by about as much as the storm's visible cost; so the named sources can explain about
 // half of the storm's variance at best, less while the host's own wander adds variance.
 constexpr double kTimerShare = 0.60, kTimerShareVm = 0.25;
-// Every wake-up seen, and every timer interrupt that caused one: preemption:acc_timer's count /
-// the thread's wake-ups, and irq:local_timer's count less the clean runs' median / the wake-ups,
-// each the median over the injected runs, within 1 +- 0.05.
+// Every slice of the thread seen, and every timer interrupt that woke it: preemption:acc_timer's
+// count / the times the thread left the CPU (getrusage: a wake-up whose timer fires before the
+// thread got off the CPU continues the same slice), and irq:local_timer's count less the clean
+// runs' median / the wake-ups, each the median over the injected runs, within 1 +- 0.05.
 constexpr double kTimerCountTolerance = 0.05;
 // Charged time: preemption:acc_timer's time / the thread's own CPU time (CLOCK_THREAD_CPUTIME_ID),
 // median over the injected runs, within 1 +- 0.10. (The thread's time includes its last
@@ -70,14 +71,15 @@ int score_timer_storm(const ScoreInput& in) {
   char buf[400];
   for (const auto* r : in.injected()) {
     double wakeups = r->truth->value("timer_wakeups", 0.0), runtime = r->truth->value("timer_runtime_ns", 0.0) / 1e6;
+    double slices = r->truth->value("timer_switches", 0.0);
     double n = double(count_of(*r->run, pre)), t = time_ms(*r->run, pre);
-    counts.push_back(wakeups > 0 ? n / wakeups : 0);
+    counts.push_back(slices > 0 ? n / slices : 0);
     irqs.push_back(wakeups > 0 ? (double(count_of(*r->run, loc)) - local_base) / wakeups : 0);
     times.push_back(runtime > 0 ? t / runtime : 0);
     std::snprintf(buf, sizeof buf,
-                  "run %d: %.0f wake-ups, thread CPU time %.2f ms; probe: %s %.0f (%.2f ms), %s %llu (clean runs' "
-                  "median %.0f)",
-                  r->run->index, wakeups, runtime, pre.c_str(), n, t, loc.c_str(),
+                  "run %d: %.0f wake-ups, %.0f slices, thread CPU time %.2f ms; probe: %s %.0f (%.2f ms), %s %llu "
+                  "(clean runs' median %.0f)",
+                  r->run->index, wakeups, slices, runtime, pre.c_str(), n, t, loc.c_str(),
                   (unsigned long long)count_of(*r->run, loc), local_base);
     card.note(buf);
   }
@@ -87,7 +89,7 @@ int score_timer_storm(const ScoreInput& in) {
                   fmt_list(v).c_str());
     card.rule(buf, !v.empty() && std::abs(m - 1) <= tolerance);
   };
-  median_near_1(counts, kTimerCountTolerance, pre + " count / wake-ups");
+  median_near_1(counts, kTimerCountTolerance, pre + " count / the thread's slices");
   median_near_1(irqs, kTimerCountTolerance, loc + " count less the clean runs' median / wake-ups");
   median_near_1(times, kTimerTimeTolerance, pre + " time / the thread's CPU time");
   return card.print(pre + " + " + loc);
