@@ -84,7 +84,8 @@ int Scorecard::print(const std::string& expected) const {
   return pass ? 0 : 1;
 }
 
-void common_rules(const ScoreInput& in, Scorecard& card, bool needs_injection) {
+void common_rules(const ScoreInput& in, Scorecard& card, bool needs_injection,
+                  const std::vector<std::string>& injected) {
   size_t reps = in.truth.reps.size(), runs = in.rec.runs.size();
   card.rule("the injector saw " + std::to_string(reps) + " repetitions, the record has " + std::to_string(runs) +
                 " runs: must be equal",
@@ -102,6 +103,15 @@ void common_rules(const ScoreInput& in, Scorecard& card, bool needs_injection) {
   std::snprintf(buf, sizeof buf, "lost_events %llu; host %s", (unsigned long long)in.rec.lost_events,
                 in.virtualized() ? "virtual machine" : "not virtualized");
   card.note(buf);
+  for (const auto& a : in.rec.attribution) {
+    if (a.source == "unexplained" || a.share < 0.20) continue;
+    bool ours = false;
+    for (const auto& s : injected) ours = ours || a.source == s || (s.back() == ':' && a.source.rfind(s, 0) == 0);
+    if (ours) continue;
+    std::snprintf(buf, sizeof buf, "not injected by this scenario: %s with share %.3f (another process's noise? rerun "
+                  "on a quieter machine)", a.source.c_str(), a.share);
+    card.note(buf);
+  }
 }
 
 int score_mode(const std::string& scenario, const std::string& record, const std::string& truth,

@@ -53,8 +53,11 @@ class Scorecard {
 };
 
 // The rules every scenario shares: the injector and the record saw the same repetitions, no
-// warm-up was injected, and (when `needs_injection`) some measured run was.
-void common_rules(const ScoreInput& in, Scorecard& card, bool needs_injection);
+// warm-up was injected, and (when `needs_injection`) some measured run was. Also notes any source
+// the scenario did not inject (`injected`: sources, or "category:" prefixes) that took a share
+// >= 0.20: on a shared machine, another process's noise explains a failure better than a guess.
+void common_rules(const ScoreInput& in, Scorecard& card, bool needs_injection,
+                  const std::vector<std::string>& injected);
 
 using ScoreFn = int (*)(const ScoreInput&);
 int score_cpu_hog(const ScoreInput& in);

@@ -21,7 +21,7 @@ constexpr double kNoneMaxShare = 0.20;
 
 int score_migrations(const ScoreInput& in) {
   Scorecard card(in);
-  common_rules(in, card, true);
+  common_rules(in, card, true, {"migration"});
   // Exact counts in every measured run: the record's migrations and the migration source's
   // count against the moves the injector made (0 in clean runs).
   int mismatches = 0;
@@ -52,7 +52,7 @@ int score_migrations(const ScoreInput& in) {
 
 int score_blocking(const ScoreInput& in) {
   Scorecard card(in);
-  common_rules(in, card, true);
+  common_rules(in, card, true, {"blocking"});
   const auto* top = in.top();
   char buf[400];
   std::snprintf(buf, sizeof buf, "rank: blocking is the first row (first: %s), share %.3f >= %.2f",
@@ -88,7 +88,7 @@ int score_blocking(const ScoreInput& in) {
 
 int score_none(const ScoreInput& in) {
   Scorecard card(in);
-  common_rules(in, card, false);
+  common_rules(in, card, false, {});
   std::string large;
   double worst = 0;
   for (const auto& a : in.rec.attribution) {

@@ -33,7 +33,7 @@ constexpr double kMaxBlockingFraction = 0.01;
 constexpr double kContentionTolerance = 0.10;
 
 void hog_rules(const ScoreInput& in, Scorecard& card) {
-  common_rules(in, card, true);
+  common_rules(in, card, true, {kHog, "contention:"});
   const auto* top = in.top();
   // The first row that is neither unexplained nor the workload's own doing.
   const std::string comm = report::benchmark_comm(in.rec);

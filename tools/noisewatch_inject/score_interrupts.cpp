@@ -61,8 +61,8 @@ void share_rule(const ScoreInput& in, Scorecard& card, const std::string& a, con
 
 int score_timer_storm(const ScoreInput& in) {
   Scorecard card(in);
-  common_rules(in, card, true);
   const std::string pre = "preemption:acc_timer", loc = "irq:local_timer";
+  common_rules(in, card, true, {pre, loc});
   share_rule(in, card, pre, loc, kTimerShare, kTimerShareVm);
 
   std::vector<double> counts, irqs, times, local_clean;
@@ -97,8 +97,8 @@ int score_timer_storm(const ScoreInput& in) {
 
 int score_irq_storm(const ScoreInput& in) {
   Scorecard card(in);
-  common_rules(in, card, true);
   const std::string irq = "irq:" + in.irq, block = "softirq:BLOCK";
+  common_rules(in, card, true, {irq, block});
   share_rule(in, card, irq, block, kIrqShare, kIrqShareVm);
 
   double charged = 0, fired = 0;
