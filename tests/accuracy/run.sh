@@ -22,7 +22,7 @@
 # ACC_IRQ (default: the busiest virtio*-req.0 IRQ), ACC_IO_THREADS (O_DIRECT writers of the IRQ
 # storm, default 2; more do not raise the IRQ rate on these VMs: completions batch),
 # ACC_TIMER_PERIOD_US (the timer storm's period, default 20: a storm whose visible cost, about a
-# fifth of the CPU, stands above this VM's run-to-run wander; at 75 us its share fell to 0.17-0.31
+# fifth of the CPU, stands above this VM's run-to-run wander; at 75 us its share was 0.17-0.62
 # under load), ACC_KEEP=DIR keeps the records and ground-truth logs there.
 #
 # It changes one thing on the machine: the disk IRQ's smp_affinity_list (irq-storm), when the
