@@ -106,7 +106,10 @@ void Injector::start_rep(pid_t pid) {
   // injector started (wrapper shells). The scorer checks none of them is ever called preemption.
   std::set<std::string> own;
   for (const auto& c : thread_comms(pid)) own.insert(c);
-  for (pid_t p = parent_of(pid); p > 1 && p != cmd_; p = parent_of(p)) own.insert(comm_of(p));
+  std::vector<std::string> above;
+  pid_t p = parent_of(pid);
+  for (; p > 1 && p != cmd_; p = parent_of(p)) above.push_back(comm_of(p));
+  if (p == cmd_) own.insert(above.begin(), above.end());  // else not below the command: not the benchmark's
   own.erase("");
   cur_["own_comms"] = own;
   if (o_.scenario->injection == Injection::irq_storm) irq0_ = irq_count_on(o_.irq, o_.cpu);
