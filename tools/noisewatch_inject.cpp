@@ -64,9 +64,10 @@ std::vector<int> parse_int_list(const std::string& s) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    usage(args.empty() ? stderr : stdout);
-    return args.empty() ? 125 : 0;
+  if (args.empty()) die("needs a SCENARIO or `score SCENARIO ...` (see --help)");
+  if (args[0] == "--help" || args[0] == "-h") {
+    usage(stdout);
+    return 0;
   }
   auto need = [&](size_t& i) -> std::string {
     if (i + 1 >= args.size()) die(args[i] + " needs a value");
