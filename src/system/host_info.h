@@ -2,6 +2,8 @@
 #pragma once
 #include <string>
 
+#include "common/files.h"
+
 #include "record/run_record.h"
 
 namespace nw::sys {
@@ -10,7 +12,6 @@ namespace nw::sys {
 // Hostname and kernel come from uname() on the live machine, from proc/sys/kernel for a sysroot.
 HostInfo read_host_info(const std::string& root = "");
 
-// The whole file as a string, or "" when it cannot be read.
-std::string read_file(const std::string& path);
+using nw::read_file;  // common/files.h
 
 }  // namespace nw::sys
