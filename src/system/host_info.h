@@ -4,7 +4,17 @@
 
 #include "common/files.h"
 
-#include "record/run_record.h"
+
+namespace nw {
+
+// The machine a run was recorded on (the record's "host" object).
+struct HostInfo {
+  std::string hostname, kernel, cpu_model;
+  bool virtualized = false;
+  int online_cpus = 0;
+};
+
+}  // namespace nw
 
 namespace nw::sys {
 
