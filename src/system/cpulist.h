@@ -12,5 +12,7 @@ std::vector<int> parse_cpulist(std::string_view text);
 std::string format_cpulist(const std::vector<int>& cpus);
 // A hex mask as in /proc/irq/N/smp_affinity ("ff,ffffffff") to a CPU list.
 std::vector<int> parse_cpumask(std::string_view hex);
+// A CPU list as a hex mask in the kernel's format: {0,1} -> "3", 36 CPUs -> "f,ffffffff".
+std::string format_cpumask(const std::vector<int>& cpus);
 
 }  // namespace nw::sys
