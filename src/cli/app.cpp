@@ -13,7 +13,7 @@ namespace nw::cli {
 
 namespace {
 
-const char* kSubcommands[] = {"run", "report", "check", "snapshot", "compare", "events", "agent"};
+const char* kSubcommands[] = {"run", "report", "check", "snapshot", "compare", "events", "agent", "tune"};
 
 bool is_subcommand(const char* arg) {
   for (const char* s : kSubcommands)
@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
       "variance to those sources, with the knobs that remove them.\n\n"
       "  noisewatch -- ./bench              explain a benchmark's variance (same as `run`)\n"
       "  noisewatch check                   is this machine fit to benchmark on?\n"
-      "  noisewatch compare A.json B.json   a regression: code, or noise?\n",
+      "  noisewatch compare A.json B.json   a regression: code, or noise?\n"
+      "  noisewatch tune prove -- ./bench   tune the machine, prove the gain, restore it exactly\n",
       "noisewatch"};
   app.set_version_flag("-V,--version", std::string("noisewatch ") + NOISEWATCH_VERSION);
   app.require_subcommand(0, 1);
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   register_compare(app, action);
   register_events(app, action);
   register_agent(app, action);
+  register_tune(app, action);
 
   auto args = with_default_subcommand(argc, argv);
   if (auto dd = std::find(args.begin(), args.end(), "--"); dd != args.end()) {

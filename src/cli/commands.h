@@ -18,6 +18,7 @@ void register_snapshot(CLI::App& app, Action& action);  // src/check/snapshot_cl
 void register_compare(CLI::App& app, Action& action);   // src/compare/compare_cli.cpp
 void register_events(CLI::App& app, Action& action);    // src/probes/events_cli.cpp
 void register_agent(CLI::App& app, Action& action);     // src/agent/agent_cli.cpp
+void register_tune(CLI::App& app, Action& action);      // src/tune/tune_cli.cpp
 
 // The words after the first `--` on the command line (the benchmark and its arguments); they
 // are kept away from the option parser so that none of them is taken for noisewatch's.

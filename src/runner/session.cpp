@@ -83,7 +83,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   const int total = plan.warmup + plan.runs;
 
   for (int i = 0; i < total; ++i) {
-    HeldChild child(plan.command, plan.pin ? plan.cpus : std::vector<int>{});
+    HeldChild child(plan.command, plan.pin ? plan.cpus : std::vector<int>{}, plan.setup);
     probe.untrack_all();
     probe.collect(true);  // whatever happened between repetitions is not this one's
     probe.track(child.pid());

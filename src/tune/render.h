@@ -1,0 +1,20 @@
+// The text `tune` prints: what was applied, restored, and the state of every knob.
+#pragma once
+#include <string>
+
+#include "tune/apply.h"
+#include "tune/restore.h"
+#include "tune/status.h"
+
+namespace nw::tune {
+
+// Every line of an apply (or --dry-run), the boot-parameter edit, and how to undo it.
+std::string render_apply(const ApplyResult& r, const ApplyOptions& o, const std::string& journal_path);
+// One line per knob, for `run --tune` and `tune prove` on stderr: "aslr-off, ... applied; ...".
+std::string render_apply_brief(const ApplyResult& r);
+std::string render_restore(const RestoreResult& r, const std::string& journal_path);
+std::string render_status(const StatusResult& s, const std::string& journal_path);
+// The catalogue: id, scope, title, what it removes, trade-off.
+std::string render_catalogue();
+
+}  // namespace nw::tune
