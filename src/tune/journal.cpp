@@ -37,16 +37,17 @@ uint64_t start_time(int pid) {
 
 }  // namespace
 
-Owner Owner::self(std::string command) {
-  int pid = int(getpid());
-  return {std::move(command), pid, start_time(pid)};
-}
+Owner Owner::self(std::string command) { return of(int(getpid()), std::move(command)); }
+
+Owner Owner::of(int pid, std::string command) { return {std::move(command), pid, start_time(pid)}; }
 
 bool Owner::alive() const {
   if (pid <= 0) return false;
   if (kill(pid, 0) != 0 && errno == ESRCH) return false;
   return start_time(pid) == start;
 }
+
+bool Owner::other() const { return pid != int(getpid()) && alive(); }
 
 std::string utc_now() {
   std::time_t t = std::time(nullptr);

@@ -33,7 +33,9 @@ struct Owner {
   int pid = 0;
   uint64_t start = 0;   // /proc/PID/stat starttime
   static Owner self(std::string command);
+  static Owner of(int pid, std::string command);  // a running process
   bool alive() const;   // that very process still runs
+  bool other() const;   // alive, and not this process
 };
 
 struct Journal {

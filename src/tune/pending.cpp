@@ -10,7 +10,7 @@ std::string restore_command(const std::string& journal_path) {
 }
 
 std::string pending_message(const JournalFile& jf, const Journal& j) {
-  if (j.owner.alive())
+  if (j.owner.other())
     return fmt::format("noisewatch (pid {}, `{}`) is tuning this machine right now (journal {}): wait until it "
                        "ends, it restores everything then",
                        j.owner.pid, j.owner.command, jf.path());

@@ -43,7 +43,7 @@ RestoreResult restore(const JournalFile& journal, const RestoreOptions& o, Servi
     throw Error(fmt::format("the journal {} was written for {}, not for --sysroot {}: drop --sysroot, or name the "
                             "right journal",
                             journal.path(), j.sysroot.empty() ? "the live machine" : j.sysroot, o.sysroot));
-  if (!o.own && j.owner.alive()) throw Error(pending_message(journal, j));
+  if (j.owner.other()) throw Error(pending_message(journal, j));
   sys::Sysroot root(j.sysroot);
   std::unique_ptr<Services> own_services;
   if (!services) {

@@ -21,11 +21,10 @@ struct RestoreResult {
 struct RestoreOptions {
   std::string sysroot;      // --sysroot given to restore, "" when none (the journal says where)
   bool sysroot_given = false;
-  bool own = false;         // the caller applied it (run --tune, prove): its owner is alive on purpose
 };
 
-// Throws nw::Error when the journal cannot be read, belongs to another root, or to a noisewatch
-// that is still running. Failures to restore a value are in the result; the journal then keeps
+// Throws nw::Error when the journal cannot be read, belongs to another root, or to another
+// noisewatch that is still running (it restores when it ends). Failures to restore a value are in the result; the journal then keeps
 // exactly those values so that `tune restore` can be run again.
 RestoreResult restore(const JournalFile& journal, const RestoreOptions& o,
                       Services* services = nullptr);

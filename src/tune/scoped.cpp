@@ -30,7 +30,7 @@ std::string journal_path_or_default(const std::string& option) {
 void recover_pending(const JournalFile& journal, bool quiet) {
   auto j = journal.load();
   if (!j) return;
-  if (j->owner.alive()) throw Error(pending_message(journal, *j));
+  if (j->owner.other()) throw Error(pending_message(journal, *j));
   if (j->owner.command == "tune apply")
     throw Error(fmt::format("this machine is tuned by `noisewatch tune apply` (journal {}): run without --tune "
                             "(the tuning is in place), or undo it first with `noisewatch tune restore`",
@@ -85,9 +85,7 @@ ScopedTuning::~ScopedTuning() {
 bool ScopedTuning::restore() {
   if (restored_) return true;
   restored_ = true;
-  RestoreOptions o;
-  o.own = true;
-  auto r = tune::restore(journal_, o);
+  auto r = tune::restore(journal_, RestoreOptions{});
   if (!r.failures.empty()) {
     fmt::print(stderr, "noisewatch: {}", render_restore(r, journal_.path()));
     return false;
