@@ -46,7 +46,7 @@ struct RunArgs {
   int fifo = 0, nice = 0;  // 0: not given (CLI11 says whether they were)
   bool fifo_given = false, nice_given = false;
   std::vector<std::string> env;
-  std::string journal;
+  std::string journal, tune_only, tune_skip;
 };
 
 runner::BenchmarkSetup make_setup(const RunArgs& a) {
@@ -63,7 +63,8 @@ runner::BenchmarkSetup make_setup(const RunArgs& a) {
       throw Error(fmt::format("--env {}: expected NAME=VALUE, e.g. --env OMP_NUM_THREADS=1", kv));
     s.env.push_back(kv);
   }
-  if (!a.journal.empty() && !a.tune) throw Error("--journal is the journal of --tune: add --tune, or drop --journal");
+  if ((!a.journal.empty() || !a.tune_only.empty() || !a.tune_skip.empty()) && !a.tune)
+    throw Error("--journal, --tune-only and --tune-skip go with --tune: add --tune, or drop them");
   return s;
 }
 
@@ -174,9 +175,9 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
   std::optional<tune::ScopedTuning> tuning;
   if (a.tune) {
     if (geteuid() != 0) throw Error("--tune changes /proc and /sys for the run: run noisewatch as root");
+    auto selection = tune::select_knobs(tune::split_ids(a.tune_only), tune::split_ids(a.tune_skip));
     tune::SignalLatch latch;
-    tuning.emplace(tune::journal_path_or_default(a.journal), plan.cpus, tune::select_knobs({}, {}), "run --tune",
-                   a.quiet);
+    tuning.emplace(tune::journal_path_or_default(a.journal), plan.cpus, selection, "run --tune", a.quiet);
     if (int sig = latch.caught()) return tuning->restore() ? 128 + sig : kExitOwnError;
   }
   auto result = runner::run_session(plan, progress, ready);
@@ -236,6 +237,8 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_flag("--tune", args->tune,
                 "apply `noisewatch tune apply` for this run only, for its CPUs, and restore everything afterwards "
                 "(also after Ctrl-C; after a kill -9, at the next `tune restore` or --tune run)");
+  sub->add_option("--tune-only", args->tune_only, "with --tune: only these knobs (ids of `noisewatch tune list`)");
+  sub->add_option("--tune-skip", args->tune_skip, "with --tune: leave these knobs alone");
   sub->add_option("--journal", args->journal, "the --tune journal (default /run/noisewatch/tune.json)");
   // Everything from the benchmark's name on belongs to the benchmark, with or without `--`.
   sub->prefix_command();

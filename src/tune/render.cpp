@@ -12,6 +12,7 @@ namespace nw::tune {
 namespace {
 
 constexpr size_t kDetailsShown = 4;
+constexpr size_t kRestoredShown = 8;
 constexpr int kIdWidth = 22;
 
 std::string cpus_line(const knobs::Targets& t) {
@@ -82,7 +83,9 @@ std::string render_restore(const RestoreResult& r, const std::string& journal_pa
   std::string out = fmt::format("noisewatch tune restore: {} value{} put back{} (journal {})\n", r.restored,
                                 r.restored == 1 ? "" : "s",
                                 r.unchanged ? fmt::format(", {} already as before", r.unchanged) : "", journal_path);
-  for (const auto& d : r.details) out += "  " + d + "\n";
+  // Files of one directory (the IRQs) are summed up beyond a few.
+  for (size_t i = 0; i < r.details.size() && i < kRestoredShown; ++i) out += "  " + r.details[i] + "\n";
+  if (r.details.size() > kRestoredShown) out += fmt::format("  ... and {} more\n", r.details.size() - kRestoredShown);
   for (const auto& f : r.failures) out += "  FAILED " + f + "\n";
   if (!r.failures.empty())
     out += fmt::format("The journal keeps the {} value{} not restored: fix the cause, then run `{}` again.\n",
