@@ -83,9 +83,8 @@ Plan plan_irq_affinity(const sys::Sysroot& root, const Targets& t) {
   }
   if (irqs == 0)
     p.absent = "no /proc/irq/N/smp_affinity_list readable";
-  else
-    p.note = fmt::format("{} of {} IRQs could land on CPU {}", p.writes.empty() ? "none" : std::to_string(p.writes.size()),
-                         irqs, sys::format_cpulist(t.cpus));
+  else if (p.writes.empty())
+    p.note = fmt::format("none of {} IRQs may land on CPU {}", irqs, sys::format_cpulist(t.cpus));
   return p;
 }
 

@@ -55,7 +55,7 @@ runner::SessionResult run_half(const runner::Plan& plan, const char* what, bool 
 }  // namespace
 
 std::string render_proof(const RunRecord& before, const RunRecord& after, const compare::Comparison& c,
-                         const std::string& tuning_line) {
+                         const std::string& tuning_line, const std::vector<std::string>& failures) {
   const auto& b = c.top();
   std::vector<std::string> gone, appeared;
   for (const auto& n : b.noise_diff) {
@@ -75,6 +75,7 @@ std::string render_proof(const RunRecord& before, const RunRecord& after, const 
   out += fmt::format("  {:<12} {}\n", "gone", gone.empty() ? "no noise source disappeared" : fmt::format("{}", fmt::join(gone, ", ")));
   if (!appeared.empty()) out += fmt::format("  {:<12} {}\n", "new", fmt::join(appeared, ", "));
   out += fmt::format("  {:<12} {}\n", "tuning", tuning_line);
+  for (const auto& f : failures) out += fmt::format("  {:<12} {}\n", "refused", f);
   out += "  (the halves ran one after the other: a change of the machine's own load between them shows here too)\n\n";
   out += compare::render_text(c);
   return out;
@@ -131,7 +132,8 @@ int prove(const ProveArgs& a) {
   auto bj = record_json(before.record), aj = record_json(after.record);
   auto cmp = compare::compare_inputs(compare::parse_input(bj, "as the machine was"), compare::parse_input(aj, "tuned"),
                                      compare::Options{});
-  std::string text = render_proof(before.record, after.record, cmp, render_apply_brief(tuning->applied()));
+  std::string text = render_proof(before.record, after.record, cmp, render_apply_brief(tuning->applied()),
+                                  apply_failures(tuning->applied()));
   if (a.json == "-") {
     fmt::print(stderr, "{}", text);
   } else {

@@ -23,6 +23,6 @@ int prove(const ProveArgs& a);
 // The summary printed above the comparison: CV before and after, the median change, the noise
 // sources that disappeared (or appeared) and what the tuning did.
 std::string render_proof(const RunRecord& before, const RunRecord& after, const compare::Comparison& c,
-                         const std::string& tuning_line);
+                         const std::string& tuning_line, const std::vector<std::string>& failures);
 
 }  // namespace nw::tune

@@ -63,18 +63,24 @@ std::string render_apply(const ApplyResult& r, const ApplyOptions& o, const std:
 }
 
 std::string render_apply_brief(const ApplyResult& r) {
-  std::vector<std::string> applied, failed, absent;
+  std::vector<std::string> applied, absent;
   for (const auto& k : r.knobs) {
     std::string id(k.knob->id);
     if (k.outcome == Outcome::applied) applied.push_back(id);
     else if (k.outcome == Outcome::partial) applied.push_back(id + " (partly)");
-    if (k.outcome == Outcome::failed || k.outcome == Outcome::partial) failed.push_back(id + ": " + k.message);
     if (k.outcome == Outcome::absent) absent.push_back(id);
   }
   std::string out = fmt::format("tuned {} value{}: {}", r.changes, r.changes == 1 ? "" : "s",
                                 applied.empty() ? "nothing to change" : fmt::format("{}", fmt::join(applied, ", ")));
   if (!absent.empty()) out += fmt::format("; not on this machine: {}", fmt::join(absent, ", "));
-  for (const auto& f : failed) out += "\n  failed " + f;
+  return out;
+}
+
+std::vector<std::string> apply_failures(const ApplyResult& r) {
+  std::vector<std::string> out;
+  for (const auto& k : r.knobs)
+    if (k.outcome == Outcome::failed || k.outcome == Outcome::partial)
+      out.push_back(fmt::format("{}: {}", k.knob->id, k.message));
   return out;
 }
 

@@ -66,7 +66,9 @@ ScopedTuning::ScopedTuning(const std::string& journal_path, const std::vector<in
     throw;
   }
   if (auto j = journal_.load()) changes_ = j->changes;
-  say(quiet_, render_apply_brief(applied_) + fmt::format(" (journal {})", journal_.path()));
+  say(quiet_, fmt::format("{} (journal {})", render_apply_brief(applied_), journal_.path()));
+  // Refusals are said even when quiet: the run is less tuned than asked.
+  for (const auto& f : apply_failures(applied_)) fmt::print(stderr, "noisewatch: --tune could not apply {}\n", f);
   if (!applied_.boot_missing.empty())
     say(quiet_, fmt::format("{} boot parameter(s) need a reboot and stay as they are; see `noisewatch tune apply "
                             "--dry-run`",
