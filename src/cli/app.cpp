@@ -40,6 +40,17 @@ std::vector<std::string>& trailing_storage() {
 
 const std::vector<std::string>& trailing_args() { return trailing_storage(); }
 
+std::vector<std::string> benchmark_command(CLI::App* sub, const std::string& usage) {
+  auto command = sub->remaining();
+  // prefix_command() hands over unknown options too.
+  if (!command.empty() && command.front().size() > 1 && command.front()[0] == '-')
+    throw CLI::ExtrasError(fmt::format("unknown option {} (see `{}`)", command.front(), usage),
+                           CLI::ExitCodes::ExtrasError);
+  const auto& tail = trailing_args();
+  command.insert(command.end(), tail.begin(), tail.end());
+  return command;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{
       "noisewatch: explains why a benchmark's timings vary. It runs the benchmark on a pinned\n"

@@ -24,6 +24,11 @@ void register_tune(CLI::App& app, Action& action);      // src/tune/tune_cli.cpp
 // are kept away from the option parser so that none of them is taken for noisewatch's.
 const std::vector<std::string>& trailing_args();
 
+// The benchmark command of a subcommand parsed with prefix_command(): its remaining words, then
+// the trailing arguments. Throws CLI::ExtrasError for an unknown option (a benchmark is never
+// named "-x"); `usage` names the subcommand's help ("noisewatch run --help").
+std::vector<std::string> benchmark_command(CLI::App* sub, const std::string& usage);
+
 // Parses argv and runs the chosen subcommand; returns the process exit status.
 int main(int argc, char** argv);
 

@@ -243,13 +243,7 @@ void register_run(CLI::App& app, Action& action) {
   // Everything from the benchmark's name on belongs to the benchmark, with or without `--`.
   sub->prefix_command();
   sub->callback([sub, args, &action] {
-    auto command = sub->remaining();
-    // prefix_command() hands over unknown options too; a benchmark is never named "-x".
-    if (!command.empty() && command.front().size() > 1 && command.front()[0] == '-')
-      throw CLI::ExtrasError("unknown option " + command.front() + " (see `noisewatch run --help`)",
-                             CLI::ExitCodes::ExtrasError);
-    const auto& tail = trailing_args();
-    command.insert(command.end(), tail.begin(), tail.end());
+    auto command = benchmark_command(sub, "noisewatch run --help");
     action = [args, command] { return do_run(*args, command); };
   });
 }

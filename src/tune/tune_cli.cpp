@@ -172,12 +172,7 @@ void register_tune(CLI::App& app, Action& action) {
   prove->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
   prove->prefix_command();
   prove->callback([prove, args, &action] {
-    auto command = prove->remaining();
-    if (!command.empty() && command.front().size() > 1 && command.front()[0] == '-')
-      throw CLI::ExtrasError("unknown option " + command.front() + " (see `noisewatch tune prove --help`)",
-                             CLI::ExitCodes::ExtrasError);
-    const auto& tail = trailing_args();
-    command.insert(command.end(), tail.begin(), tail.end());
+    auto command = benchmark_command(prove, "noisewatch tune prove --help");
     action = [args, command] {
       tune::ProveArgs p{command, args->cpu, args->only, args->skip, args->journal, args->json,
                         args->runs, args->warmup, args->quiet};

@@ -81,6 +81,16 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
+// `run --tune` of many long repetitions in the background; returns once the benchmark runs (its
+// pid in live.path("pid")), so the tuning is in place and the session forwards signals.
+pid_t start_tuned_run(const LiveState& live) {
+  pid_t nw = spawn({noisewatch(), "--cpu", "1", "--runs", "50", "--warmup", "0", "-q", "--tune", "--tune-only",
+                    kLiveKnobs, "--journal", live.journal(), "--", bin("nw_spin"), "300", live.path("pid")},
+                   live.path("out"), live.path("err"));
+  if (!wait_for_file(live.path("pid"), 60)) ADD_FAILURE() << "the benchmark never started: " << read_text(live.path("err"));
+  return nw;
+}
+
 TEST(TuneE2E, SysrootApplyStatusRestoreRoundTrip) {
   char tmpl[] = "/tmp/nw-tune-e2e-XXXXXX";
   std::string dir = mkdtemp(tmpl);
@@ -181,18 +191,14 @@ TEST(TuneE2E, RunTuneAppliesForTheRunAndRestoresAfter) {
 
 TEST(TuneE2E, RunTuneRestoresOnSigint) {
   LiveState live;
-  std::string pidfile = live.path("pid"), out = live.path("out"), err = live.path("err");
-  pid_t nw = spawn({noisewatch(), "--cpu", "1", "--runs", "50", "--warmup", "0", "-q", "--tune", "--tune-only",
-                    kLiveKnobs, "--journal", live.journal(), "--", bin("nw_spin"), "300", pidfile},
-                   out, err);
-  ASSERT_TRUE(wait_for_file(pidfile, 60)) << read_text(err);
+  pid_t nw = start_tuned_run(live);
   EXPECT_TRUE(fs::exists(live.journal()));
   EXPECT_EQ(read_text("/proc/sys/kernel/randomize_va_space"), "0\n");
   kill(nw, SIGINT);
   int st = 0;
   waitpid(nw, &st, 0);
-  EXPECT_EQ(shell_status(st), 130) << read_text(err);
-  EXPECT_EQ(live.changed(), std::vector<std::string>{}) << read_text(err);
+  EXPECT_EQ(shell_status(st), 130) << read_text(live.path("err"));
+  EXPECT_EQ(live.changed(), std::vector<std::string>{}) << read_text(live.path("err"));
   EXPECT_FALSE(fs::exists(live.journal()));
 }
 
@@ -201,15 +207,11 @@ TEST(TuneE2E, RunTuneRestoresOnSigint) {
 TEST(TuneE2E, RunTuneKilledThenRestored) {
   for (bool by_next_run : {false, true}) {
     LiveState live;
-    std::string pidfile = live.path("pid"), out = live.path("out"), err = live.path("err");
-    pid_t nw = spawn({noisewatch(), "--cpu", "1", "--runs", "50", "--warmup", "0", "-q", "--tune", "--tune-only",
-                      kLiveKnobs, "--journal", live.journal(), "--", bin("nw_spin"), "300", pidfile},
-                     out, err);
-    ASSERT_TRUE(wait_for_file(pidfile, 60)) << read_text(err);
+    pid_t nw = start_tuned_run(live);
     kill(nw, SIGKILL);
     waitpid(nw, nullptr, 0);
     // The benchmark outlives noisewatch: stop it, it is ours.
-    int bench = std::stoi(read_text(pidfile));
+    int bench = std::stoi(read_text(live.path("pid")));
     kill(bench, SIGKILL);
     EXPECT_TRUE(fs::exists(live.journal()));
     EXPECT_EQ(read_text("/proc/sys/kernel/randomize_va_space"), "0\n");
