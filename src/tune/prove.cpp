@@ -55,13 +55,25 @@ runner::SessionResult run_half(const runner::Plan& plan, const char* what, bool 
 }  // namespace
 
 std::string render_proof(const RunRecord& before, const RunRecord& after, const compare::Comparison& c,
-                         const std::string& tuning_line, const std::vector<std::string>& failures) {
+                         const ApplyResult& tuning) {
   const auto& b = c.top();
-  std::vector<std::string> gone, appeared;
+  // A source that disappeared is the tuning's doing only when a knob that changed something
+  // addresses it (the catalogue says which); otherwise it stopped by itself between the halves.
+  std::vector<const knobs::Knob*> changed;
+  for (const auto& k : tuning.knobs)
+    if (k.outcome == Outcome::applied || k.outcome == Outcome::partial) changed.push_back(k.knob);
+  std::vector<std::string> gone, gone_alone, appeared;
   for (const auto& n : b.noise_diff) {
     bool was = seen(n.base_mean_ns, n.base_mean_count), is = seen(n.new_mean_ns, n.new_mean_count);
-    if (was && !is) gone.push_back(n.base_mean_ns > 0 ? fmt::format("{} ({}/run)", n.source, compare::format_duration(n.base_mean_ns)) : n.source);
     if (!was && is) appeared.push_back(n.source);
+    if (!was || is) continue;
+    std::string item = n.base_mean_ns > 0 ? fmt::format("{} ({}/run)", n.source, compare::format_duration(n.base_mean_ns))
+                                          : n.source;
+    std::vector<std::string_view> by;
+    for (const auto* k : changed)
+      if (k->addresses(n.source)) by.push_back(k->id);
+    if (by.empty()) gone_alone.push_back(item);
+    else gone.push_back(fmt::format("{} by {}", item, fmt::join(by, ", ")));
   }
   std::string out = fmt::format(
       "noisewatch tune prove: {} on CPU {}: {} runs as the machine was, then {} runs tuned; the tuning is restored.\n",
@@ -72,10 +84,14 @@ std::string render_proof(const RunRecord& before, const RunRecord& after, const 
                      b.timing.change_percent(), compare::format_p(b.timing.p_value));
   out += fmt::format("  {:<12} {} -> {} per run\n", "stolen", compare::format_duration(mean_stolen_ns(before)),
                      compare::format_duration(mean_stolen_ns(after)));
-  out += fmt::format("  {:<12} {}\n", "gone", gone.empty() ? "no noise source disappeared" : fmt::format("{}", fmt::join(gone, ", ")));
+  out += fmt::format("  {:<12} {}\n", "gone", gone.empty() ? "no source the tuning addresses disappeared"
+                                                             : fmt::format("{}", fmt::join(gone, "; ")));
+  if (!gone_alone.empty())
+    out += fmt::format("  {:<12} {} (no applied knob addresses these: they stopped by themselves)\n", "also gone",
+                       fmt::join(gone_alone, ", "));
   if (!appeared.empty()) out += fmt::format("  {:<12} {}\n", "new", fmt::join(appeared, ", "));
-  out += fmt::format("  {:<12} {}\n", "tuning", tuning_line);
-  for (const auto& f : failures) out += fmt::format("  {:<12} {}\n", "refused", f);
+  out += fmt::format("  {:<12} {}\n", "tuning", render_apply_brief(tuning));
+  for (const auto& f : apply_failures(tuning)) out += fmt::format("  {:<12} {}\n", "refused", f);
   out += "  (the halves ran one after the other: a change of the machine's own load between them shows here too)\n\n";
   out += compare::render_text(c);
   return out;
@@ -132,8 +148,7 @@ int prove(const ProveArgs& a) {
   auto bj = record_json(before.record), aj = record_json(after.record);
   auto cmp = compare::compare_inputs(compare::parse_input(bj, "as the machine was"), compare::parse_input(aj, "tuned"),
                                      compare::Options{});
-  std::string text = render_proof(before.record, after.record, cmp, render_apply_brief(tuning->applied()),
-                                  apply_failures(tuning->applied()));
+  std::string text = render_proof(before.record, after.record, cmp, tuning->applied());
   if (a.json == "-") {
     fmt::print(stderr, "{}", text);
   } else {

@@ -6,6 +6,7 @@
 
 #include "compare/model.h"
 #include "record/run_record.h"
+#include "tune/apply.h"
 
 namespace nw::tune {
 
@@ -21,8 +22,8 @@ struct ProveArgs {
 int prove(const ProveArgs& a);
 
 // The summary printed above the comparison: CV before and after, the median change, the noise
-// sources that disappeared (or appeared) and what the tuning did.
+// sources that disappeared (by which knob, or by themselves), appeared, and what the tuning did.
 std::string render_proof(const RunRecord& before, const RunRecord& after, const compare::Comparison& c,
-                         const std::string& tuning_line, const std::vector<std::string>& failures);
+                         const ApplyResult& tuning);
 
 }  // namespace nw::tune

@@ -68,7 +68,7 @@ ScopedTuning::ScopedTuning(const std::string& journal_path, const std::vector<in
   if (auto j = journal_.load()) changes_ = j->changes;
   say(quiet_, fmt::format("{} (journal {})", render_apply_brief(applied_), journal_.path()));
   // Refusals are said even when quiet: the run is less tuned than asked.
-  for (const auto& f : apply_failures(applied_)) fmt::print(stderr, "noisewatch: --tune could not apply {}\n", f);
+  for (const auto& f : apply_failures(applied_)) fmt::print(stderr, "noisewatch: could not tune {}\n", f);
   if (!applied_.boot_missing.empty())
     say(quiet_, fmt::format("{} boot parameter(s) need a reboot and stay as they are; see `noisewatch tune apply "
                             "--dry-run`",
