@@ -134,6 +134,36 @@ TEST(TuneApply, AmdServerPerPolicyBoostAndSmtSiblingOnRequest) {
   EXPECT_EQ(testing::changed_files(before, t.snapshot()), std::vector<std::string>{});
 }
 
+TEST(TuneApply, AmdServerDefaultSelectionOnCpu2) {
+  TreeCopy t("tune-epyc-smt-amd-pstate");
+  auto a = apply_tree(t, {2});
+  EXPECT_EQ(t.file(kCpu2 + "/cpufreq/scaling_min_freq"), "3700000\n");
+  EXPECT_EQ(t.file(kCpu2 + "/cpuidle/state2/disable"), "1\n");  // C2, 18 us
+  EXPECT_EQ(t.file(kCpu2 + "/cpuidle/state1/disable"), "0\n");  // C1, 1 us
+  EXPECT_EQ(t.file("/proc/sys/kernel/numa_balancing"), "0\n");
+  EXPECT_EQ(t.file("/proc/sys/kernel/nmi_watchdog"), "0\n");
+  EXPECT_EQ(t.file("/sys/kernel/mm/transparent_hugepage/enabled"), "never\n");
+  // IRQs 9, 50 (0-7) and 52 (2) reach CPU 2; 0 (CPU 0), 51 (0-1) and 53 (3) do not.
+  for (int irq : {9, 50, 52}) EXPECT_EQ(t.file("/proc/irq/" + std::to_string(irq) + "/smp_affinity_list"), "0-1,3-7\n");
+  for (auto [irq, aff] : {std::pair{0, "0\n"}, {51, "0-1\n"}, {53, "3\n"}})
+    EXPECT_EQ(t.file("/proc/irq/" + std::to_string(irq) + "/smp_affinity_list"), aff);
+  EXPECT_EQ(t.file("/sys/devices/virtual/workqueue/cpumask"), "fb\n");
+  EXPECT_EQ(t.file("/sys/devices/system/cpu/cpu6/online"), "1\n");  // smt-off only when asked
+  // rcu_nocbs=2-3 is on the command line already: the other four boot parameters are missing.
+  std::vector<std::string> boot;
+  for (const auto* k : a.result.boot_missing) boot.emplace_back(k->id);
+  EXPECT_EQ(boot, (std::vector<std::string>{"isolcpus", "nohz-full", "irqaffinity", "kthread-cpus"}));
+}
+
+TEST(TuneApply, AcpiCpufreqGlobalBoost) {
+  TreeCopy t("tune-vm-firecracker-2cpu");
+  t.write("/sys/devices/system/cpu/cpufreq/boost", "1\n");
+  apply_tree(t, {1}, {"turbo-off"});
+  EXPECT_EQ(t.file("/sys/devices/system/cpu/cpufreq/boost"), "0\n");
+  restore_tree(t);
+  EXPECT_EQ(t.file("/sys/devices/system/cpu/cpufreq/boost"), "1\n");
+}
+
 TEST(TuneApply, SmtSiblingThatCannotGoOfflineIsSaid) {
   TreeCopy t("tune-epyc-smt-amd-pstate");
   auto a = apply_tree(t, {4}, {"smt-off"});  // CPU 4's sibling is CPU 0: no online file
