@@ -10,7 +10,10 @@
 //  - nested time counts once: every interrupt-like event adds its own time to the CPU's
 //    stolen_total, and each enclosing level (softirq, preempting slice) subtracts the growth of
 //    stolen_total during its span. The same rule serves any nesting depth.
-//  - time a tracked task chose to be off-CPU is blocking, kept apart from noise.
+//  - a tracked task kept waiting by another tracked task is contention (the workload's own doing);
+//  - wall time during which no tracked task runs or is runnable is blocking (the benchmark as a
+//    whole waits on I/O, a sleep, something outside it), kept apart from noise;
+//  - the tracked tasks' CPU time from the benchmark's execve to each task's end is summed.
 // Hot paths matter: a context-switch storm runs on_switch and on_wakeup a few hundred thousand
 // times a second, and every nanosecond there is taken from the benchmark. So: tracked tasks are
 // found in a pid-indexed array (an inlined lookup, no helper call, no hashing); blocking, idle
@@ -49,6 +52,16 @@ const volatile __u32 slot_mask = NW_MAX_TASK_SLOTS - 1;
 __u32 generation = 1;
 // Entries put in task_overflow this generation; while 0, nothing needs looking up there.
 __u32 overflow_tasks;
+
+// The benchmark as a whole (all tracked tasks; user space clears these between repetitions):
+// how many of its tasks are running or runnable, and since when none is (0: some is, or it has
+// not started yet). A fall to 0 opens a blocking span, the next rise closes it; a span still open
+// at the end (after the last exit) is never recorded, so blocking <= wall by construction.
+__s64 active_tasks;
+__u64 idle_since;
+// CPU time of the tracked tasks that ended, from the benchmark's execve on (sum_exec_runtime at
+// their last switch, less cpu_base).
+__u64 cpu_ns;
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -117,6 +130,14 @@ static __always_inline __u64 rq_clock(struct rq *rq) {
 
 static __always_inline __u64 sched_now(struct task_struct *t) { return rq_clock(rq_of(t)); }
 
+// Hypervisor steal on a runqueue's CPU, in ns, as the scheduler has accounted it so far (it
+// takes it out of the task clock at every clock update, so a task's runtime never contains it).
+// Precise where /proc/stat rounds to 10 ms. 0 without CONFIG_PARAVIRT_TIME_ACCOUNTING.
+static __always_inline __u64 rq_steal(struct rq *rq) {
+  if (!bpf_core_field_exists(struct rq, prev_steal_time_rq) || !rq) return 0;
+  return rq->prev_steal_time_rq;
+}
+
 static __always_inline struct nw_probe_stats *stats(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&probe_stats, &zero);
@@ -172,31 +193,43 @@ static __always_inline void record_fixed(__u32 slot, __u64 dur) {
   if (v) add_to(v, 1, dur, dur);
 }
 
-static __always_inline void record_task(__u32 kind, struct task_struct *t, __u64 dur) {
-  char comm[NW_COMM_LEN];
-  __builtin_memcpy(comm, t->comm, NW_COMM_LEN);
-  record(kind, t->pid, comm, dur);
+// A task's name as two words: copied with two loads, compared with two compares.
+struct nw_comm {
+  __u64 w[2];
+};
+
+static __always_inline struct nw_comm comm_of(struct task_struct *t) {
+  struct nw_comm c;
+  __builtin_memcpy(&c.w[0], t->comm, 8);
+  __builtin_memcpy(&c.w[1], t->comm + 8, 8);
+  return c;
 }
 
-// Preemption by task t. Called from sched_switch only (interrupts off), so the entry cannot be
-// rewritten under us; a different task evicts the entry into the hash.
-static __always_inline void record_preempt(struct task_struct *t, __u64 dur) {
-  __u32 pid = t->pid, idx = pid & (NW_PREEMPT_CACHE - 1);
+// The task leaving the CPU at a switch, as the out-of-line parts of on_switch need it (at most
+// five arguments reach a BPF function).
+struct nw_leaving {
+  __u64 now;  // the switch's scheduler clock
+  __u32 pid;
+  __u32 tracked;
+  struct nw_comm comm;
+};
+
+// Preemption or contention by task `pid`. Called from sched_switch only (interrupts off), so the
+// entry cannot be rewritten under us; a different task (or kind) evicts the entry into the hash.
+static __always_inline void record_cached(__u32 kind, __u32 pid, struct nw_comm c, __u64 dur) {
+  __u32 idx = pid & (NW_PREEMPT_CACHE - 1);
   struct nw_noise_entry *e = bpf_map_lookup_elem(&preempt_cache, &idx);
   if (!e) return;
-  __u64 c0, c1;
-  __builtin_memcpy(&c0, t->comm, 8);
-  __builtin_memcpy(&c1, t->comm + 8, 8);
   __u64 *k = (__u64 *)e->key.comm;
-  if (e->key.kind == NW_KIND_PREEMPT && e->key.id == pid && k[0] == c0 && k[1] == c1) {
+  if (e->key.kind == kind && e->key.id == pid && k[0] == c.w[0] && k[1] == c.w[1]) {
     add_to(&e->val, 1, dur, dur);
     return;
   }
   if (e->val.count) hash_add(&e->key, e->val.count, e->val.time_ns, e->val.max_ns);
-  e->key.kind = NW_KIND_PREEMPT;
+  e->key.kind = kind;
   e->key.id = pid;
-  k[0] = c0;
-  k[1] = c1;
+  k[0] = c.w[0];
+  k[1] = c.w[1];
   e->val.count = 1;
   e->val.time_ns = dur;
   e->val.max_ns = dur;
@@ -204,13 +237,46 @@ static __always_inline void record_preempt(struct task_struct *t, __u64 dur) {
 
 static __always_inline __u32 task_cpu_of(struct task_struct *p) { return p->thread_info.cpu; }
 
-static __always_inline void wait_begin(__u32 cpu, __u64 now) {
+// One open interrupt level (start, stolen_total at start) cut at `t`: the part before is closed
+// as its own time (into stolen_total, so enclosing levels still subtract it) without being
+// charged, and the level restarts at `t`. A start older than any real handler is a leftover of an
+// exit that fired before the probe was attached: dropped.
+static __always_inline void split_level(struct nw_cpu_state *s, __u64 *start, __u64 *stolen0, __u64 t) {
+  if (!*start || t < *start) return;
+  if (t - *start > 50000000ull) {
+    *start = 0;
+    return;
+  }
+  __u64 wall = t - *start, nested = s->stolen_total - *stolen0;
+  if (wall > nested) s->stolen_total += wall - nested;
+  *start = t;
+  *stolen0 = s->stolen_total;
+}
+
+// A tracked task woken inside an interrupt on the CPU it is queued on, where nothing tracked ran
+// or waited: until this instant the interrupt delayed nobody (the task was blocked, which is
+// blocking's time), from now on it delays the task. Without the cut, the part before the wake-up
+// would count twice (in blocking and in irq/softirq), and be subtracted from a wait span that
+// never contained it. Innermost level first (a hard IRQ or vector can sit inside a softirq).
+static __always_inline void split_open_interrupts(__u32 cpu) {
+  struct nw_cpu_state *s = cpu_at(cpu);
+  if (!s || affected(s) || !(s->irq_start | s->vec_start | s->softirq_start)) return;
+  __u64 t = bpf_ktime_get_ns();
+  split_level(s, &s->irq_start, &s->irq_stolen0, t);
+  split_level(s, &s->vec_start, &s->vec_stolen0, t);
+  split_level(s, &s->softirq_start, &s->softirq_stolen0, t);
+}
+
+// `steal`: the CPU's accounted steal now (its runqueue clock just updated), or 0 when unknown.
+static __always_inline void wait_begin(__u32 cpu, __u64 now, __u64 steal) {
   struct nw_cpu_state *s = cpu_at(cpu);
   if (!s) return;
-  if (__sync_fetch_and_add(&s->waiting, 1) == 0 && !s->curr_tracked) {
-    // The running task starts taking time from us only now.
+  if (__sync_fetch_and_add(&s->waiting, 1) == 0) {
+    // The running task (another process, or one of the benchmark's own) starts taking time from
+    // us only now.
     s->mark_ts = now;
     s->mark_stolen = s->stolen_total;
+    if (steal) s->steal_mark = steal;
   }
 }
 
@@ -219,7 +285,144 @@ static __always_inline void wait_end(__u32 cpu) {
   if (s && s->waiting > 0) __sync_fetch_and_add(&s->waiting, -1);
 }
 
+// A tracked task became running or runnable. The rise from 0 closes the blocking span. (Two
+// CPUs crossing 0 at once: the exchange hands the span start to exactly one of them, and a start
+// written after a rise is overwritten by the next fall before any rise can read it.)
+static __always_inline void activity_up(__u64 now) {
+  if (__sync_fetch_and_add(&active_tasks, 1) != 0) return;
+  __u64 since = __sync_lock_test_and_set(&idle_since, 0);
+  if (since && now > since) record_fixed(NW_FIXED_BLOCK, now - since);
+}
+
+// A tracked task blocked or died.
+static __always_inline void activity_down(__u64 now) {
+  __s64 before = __sync_fetch_and_add(&active_tasks, -1);
+  if (before == 1) {
+    idle_since = now;
+  } else if (before <= 0) {  // a rise this generation never saw (tracked while running): resync
+    __sync_fetch_and_add(&active_tasks, 1);
+  }
+}
+
+// The held child's run time before its execve, measured on its own slices (ktime: its rare
+// events only; the scheduler's runtime for a running task is only as fresh as its last tick).
+static __always_inline void held_slice_end(struct nw_task_info *ti) {
+  if (!(ti->flags & NW_TASK_HELD) || !ti->held_since) return;
+  __u64 t = bpf_ktime_get_ns();
+  if (t > ti->held_since) ti->cpu_base += t - ti->held_since;
+  ti->held_since = 0;
+}
+
+// A tracked task's page fault, measured as CPU time (ktime: only tracked tasks in a fault pay
+// for it). The fault's clock stops while the task is off-CPU: a fault that waits for I/O is
+// blocking's time (or whatever kept the task waiting), not the fault's. Interrupts taken during
+// it are subtracted: they are charged as irq/softirq already.
+static __always_inline __u64 fault_elapsed(struct nw_task_info *ti, struct nw_cpu_state *s, __u64 now) {
+  __u64 wall = now > ti->fault_start ? now - ti->fault_start : 0;
+  __u64 nested = s->stolen_total - ti->fault_stolen0;
+  return wall > nested ? wall - nested : 0;
+}
+
+static __always_inline void fault_pause(struct nw_task_info *ti, struct nw_cpu_state *s) {
+  ti->fault_start = fault_elapsed(ti, s, bpf_ktime_get_ns()) | 1;  // never 0 while in a fault
+  ti->flags |= NW_TASK_FAULT_PAUSED;
+}
+
+static __always_inline void fault_resume(struct nw_task_info *ti, struct nw_cpu_state *s) {
+  ti->fault_start = bpf_ktime_get_ns() - ti->fault_start;
+  ti->fault_stolen0 = s->stolen_total;
+  ti->flags &= ~NW_TASK_FAULT_PAUSED;
+}
+
+// Is an interrupt-like event of `own` time on this CPU charged? Whatever affected() says, except
+// that a watched CPU's measurer cannot see events shorter than its threshold (watch_min_ns).
+static __always_inline bool charged(struct nw_cpu_state *s, __u64 own) {
+  return s->curr_tracked || s->waiting > 0 || (s->watched && own >= s->watch_min_ns);
+}
+
+// ---- watched CPUs (check's spinners, the agent) ------------------------------------------
+// A watched CPU charges the CPU time of every task but its measurer, whose gaps these charges
+// explain: check asks that what it charges on a CPU never exceed the gap time its spinner
+// measured there. So spans here are timed with ktime, the spinner's own clock (CLOCK_MONOTONIC):
+// rq->clock can lag behind a switch (a wake-up that preempts skips the next update, so the
+// preempting task's span would start before the spinner stopped) and does not follow NTP's
+// rate. Only while user space holds the CPU open (check: the spinner itself, from its first to
+// its last clock read; nothing is half inside that window, since the spinner runs at both ends)
+// and only spans of at least watch_min_ns, like the interrupt paths (charged()). A switch the
+// probe does not see leaves the span of the task it put on the CPU to the next task seen
+// leaving: still inside the same gap of the measurer.
+// Global functions (not static, not inlined) are verified once, on their own, instead of once
+// per path through on_switch: the rare branches live there, which keeps the switch program's
+// verification (part of noisewatch's start-up) short. They cost a call where they are taken.
+__noinline int watched_switch(struct nw_cpu_state *s, struct nw_leaving *lv) {
+  if (!s || !lv) return 0;
+  __u64 now = bpf_ktime_get_ns();
+  if (lv->pid && lv->pid != s->watch_measurer && s->watch_mark_ns && now > s->watch_mark_ns) {
+    __u64 span = now - s->watch_mark_ns;
+    __u64 nested = s->stolen_total - s->watch_mark_stolen;
+    span = span > nested ? span - nested : 0;
+    if (span && span >= s->watch_min_ns) record_cached(NW_KIND_PREEMPT, lv->pid, lv->comm, span);
+  }
+  s->watch_mark_ns = now;
+  s->watch_mark_stolen = s->stolen_total;
+  return 0;
+}
+
 // ---- scheduler -------------------------------------------------------------------------
+
+// SMT: at a switch on CPU s, the overlap of a non-idle task on one thread of the core with a
+// tracked task on the other (o is the sibling's state).
+__noinline int smt_switch(struct nw_cpu_state *s, struct nw_cpu_state *o, struct nw_leaving *lv) {
+  if (!s || !o || !lv) return 0;
+  __u64 now = lv->now;
+  if (!lv->tracked && lv->pid && o->curr_tracked && o->tracked_since) {
+    __u64 from = s->mark_ts > o->tracked_since ? s->mark_ts : o->tracked_since;
+    if (s->smt_charged_until > from) from = s->smt_charged_until;
+    if (now > from) record(NW_KIND_SMT, lv->pid, (const char *)lv->comm.w, now - from);
+    s->smt_charged_until = now;
+  } else if (lv->tracked && s->tracked_since && o->curr_pid && !o->curr_tracked) {
+    __u64 from = s->tracked_since > o->mark_ts ? s->tracked_since : o->mark_ts;
+    if (o->smt_charged_until > from) from = o->smt_charged_until;
+    char comm[NW_COMM_LEN];
+    __builtin_memcpy(comm, o->curr_comm, NW_COMM_LEN);
+    if (now > from) record(NW_KIND_SMT, o->curr_pid, comm, now - from);
+    o->smt_charged_until = now;
+  }
+  return 0;
+}
+
+// A switch this probe never saw: the task it believed running on this CPU (curr_pid) is not the
+// one leaving now. Some kernels leave a task's switch-out untraced (seen on this project's VMs:
+// the init agent's threads never appear as the previous task of sched_switch; a tracing program
+// that could not run would do the same). Without this, a tracked task switched in unseen stays
+// "waiting" for good and every later slice of the benchmark on this CPU is charged as kept
+// waiting by itself. The unseen switch put `prev` on the CPU; its slice runtime (the scheduler's
+// runtime since it was picked, final here) says when: the span before that is charged to the
+// unseen task, the rest was `prev` running. (No usable slice, as for real-time tasks: the unseen
+// task is charged nothing.)
+__noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu, struct nw_leaving *lv,
+                      __u64 slice) {
+  if (!s || !lv) return 0;
+  __u64 now = lv->now;
+  __u64 t_in = now > slice ? now - slice : 0;
+  if (t_in < s->mark_ts || t_in > now) t_in = s->mark_ts;
+  if (s->waiting > 0 && s->mark_ts && t_in > s->mark_ts && s->curr_pid) {
+    __u64 span = t_in - s->mark_ts, nested = s->stolen_total - s->mark_stolen;
+    span = span > nested ? span - nested : 0;
+    if (span) record(NW_KIND_PREEMPT, s->curr_pid, s->curr_comm, span);
+  }
+  if (pi && pi->phase == NW_PHASE_WAITING) {
+    wait_end(pi->cpu);
+    pi->phase = NW_PHASE_RUNNING;
+    pi->cpu = cpu;
+  }
+  s->curr_pid = lv->pid;
+  s->curr_tracked = pi ? 1 : 0;
+  s->tracked_since = pi ? t_in : 0;
+  s->mark_ts = t_in;
+  s->mark_stolen = s->stolen_total;
+  return 0;
+}
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
@@ -233,55 +436,66 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   struct nw_task_info *pi = prev_pid ? tracked_info(prev) : 0;
   struct nw_task_info *ni = next_pid ? tracked_info(next) : 0;
   __u32 sib = s->sibling;
+  struct nw_leaving lv = {.now = now, .pid = prev_pid, .tracked = pi != 0, .comm = comm_of(prev)};
 
-  // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it.
-  // That includes one benchmark thread keeping another waiting: preemption:<benchmark comm>,
-  // which the report engine books as the workload's own doing, not the machine's.
-  if ((s->waiting > 0 || (!pi && s->watched)) && s->mark_ts && now > s->mark_ts) {
+  // 0. Hypervisor steal since the mark (the scheduler just updated it): taken from the benchmark
+  // if it ran or waited here. It counts as nested time, so the waiting span below leaves it out.
+  __u64 steal = rq_steal(rq);
+  if (s->steal_mark && steal > s->steal_mark && (pi || s->waiting > 0)) {
+    __u64 d = steal - s->steal_mark;
+    record_fixed(NW_FIXED_STEAL, d);
+    s->stolen_total += d;
+  }
+  s->steal_mark = steal;
+  if (prev_pid != s->curr_pid) resync(s, pi, cpu, &lv, prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
+
+  // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it:
+  // preemption by another task, or contention when it is one of the benchmark's own. A watched
+  // CPU charges everything but its measurer instead (watched_switch).
+  if (s->watched)
+    watched_switch(s, &lv);
+  else if (s->waiting > 0 && s->mark_ts && now > s->mark_ts) {
     __u64 span = now - s->mark_ts;
     __u64 nested = s->stolen_total - s->mark_stolen;
     span = span > nested ? span - nested : 0;
     if (prev_pid == 0) {
       if (s->waiting > 0) record_fixed(NW_FIXED_WAKEUP_IDLE, span);
     } else {
-      record_preempt(prev, span);
+      record_cached(pi ? NW_KIND_CONTENTION : NW_KIND_PREEMPT, prev_pid, lv.comm, span);
     }
   }
 
   // 2. SMT: overlap of a non-idle sibling task with a tracked task on this core.
-  if (sib) {
-    struct nw_cpu_state *o = cpu_at(sib - 1);
-    if (o) {
-      if (!pi && prev_pid && o->curr_tracked && o->tracked_since) {
-        __u64 from = s->mark_ts > o->tracked_since ? s->mark_ts : o->tracked_since;
-        if (s->smt_charged_until > from) from = s->smt_charged_until;
-        if (now > from) record_task(NW_KIND_SMT, prev, now - from);
-        s->smt_charged_until = now;
-      } else if (pi && s->tracked_since && o->curr_pid && !o->curr_tracked) {
-        __u64 from = s->tracked_since > o->mark_ts ? s->tracked_since : o->mark_ts;
-        if (o->smt_charged_until > from) from = o->smt_charged_until;
-        char comm[NW_COMM_LEN];
-        __builtin_memcpy(comm, o->curr_comm, NW_COMM_LEN);
-        if (now > from) record(NW_KIND_SMT, o->curr_pid, comm, now - from);
-        o->smt_charged_until = now;
-      }
-    }
-  }
+  if (sib) smt_switch(s, cpu_at(sib - 1), &lv);
 
   // 3. The tracked task leaving: preempted (still runnable) or blocking by its own choice. A task
   // preempted while it was getting ready to sleep (state already set, `preempt` true) is still on
   // the runqueue, so it waits; __schedule() counts that switch as involuntary too.
   if (pi) {
+    __u32 was = pi->phase;
+    if (pi->fault_start && !(pi->flags & NW_TASK_FAULT_PAUSED)) fault_pause(pi, s);
+    // Only this CPU writes its counts, under its runqueue lock. A thread past its exit no longer
+    // counts (see NW_TASK_EXITING).
+    bool counts = !(pi->flags & NW_TASK_EXITING);
+    held_slice_end(pi);
     pi->ts = now;
     pi->cpu = cpu;
     if (preempt || prev_state == 0) {  // TASK_RUNNING
       pi->phase = NW_PHASE_WAITING;
       __sync_fetch_and_add(&s->waiting, 1);
-      s->switches_involuntary++;  // only this CPU writes its counts, under its runqueue lock
+      if (counts) s->switches_involuntary++;
+      if (was == NW_PHASE_NEW) activity_up(now);
     } else {
       pi->phase = NW_PHASE_BLOCKED;
-      s->switches_voluntary++;
-      if (prev_state & TASK_DEAD_STATE) pi->gen = 0;  // a process leader's last switch (on_exit)
+      if (counts) s->switches_voluntary++;
+      if (was != NW_PHASE_NEW) activity_down(now);
+      if (prev_state & TASK_DEAD_STATE) {
+        // Its last switch: its runtime is final here (the scheduler updated it while dequeuing).
+        // A held child that never reached its execve ran nothing of the benchmark's.
+        __u64 rt = prev->se.sum_exec_runtime;
+        if (!(pi->flags & NW_TASK_HELD) && rt > pi->cpu_base) __sync_fetch_and_add(&cpu_ns, rt - pi->cpu_base);
+        pi->gen = 0;
+      }
     }
   }
 
@@ -292,7 +506,12 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   // CFS-bandwidth-throttled group are not in it: their wait is the quota's, not charged.)
   if (next_pid == 0 || (rq && rq->nr_running <= 1)) s->waiting = 0;
   if (ni) {
-    if (ni->phase == NW_PHASE_WAITING) wait_end(ni->cpu);
+    if (ni->phase == NW_PHASE_WAITING)
+      wait_end(ni->cpu);
+    else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
+      activity_up(now);
+    if (ni->flags & NW_TASK_HELD) ni->held_since = bpf_ktime_get_ns();
+    if (ni->flags & NW_TASK_FAULT_PAUSED) fault_resume(ni, s);
     ni->phase = NW_PHASE_RUNNING;
     ni->ts = now;
     ni->cpu = cpu;
@@ -303,7 +522,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     s->tracked_since = 0;
   }
   s->curr_pid = next_pid;
-  if (sib) __builtin_memcpy(s->curr_comm, next->comm, NW_COMM_LEN);
+  __builtin_memcpy(s->curr_comm, next->comm, NW_COMM_LEN);
   s->mark_ts = now;
   s->mark_stolen = s->stolen_total;
   return 0;
@@ -320,18 +539,21 @@ static __always_inline int on_wake(struct task_struct *p) {
   if (bpf_core_field_exists(p->on_cpu) && p->on_cpu) {
     ti->phase = NW_PHASE_RUNNING;
     struct nw_cpu_state *s = cpu_at(cpu);
+    __u64 now = sched_now(p);
     if (s && s->curr_pid == p->pid && !s->curr_tracked) {
       s->curr_tracked = 1;
-      s->tracked_since = sched_now(p);
+      s->tracked_since = now;
     }
+    activity_up(now);  // phase was NEW: not counted yet
     return 0;
   }
   __u64 now = sched_now(p);  // the runqueue the task was just queued on, clock just updated
-  if (ti->phase == NW_PHASE_BLOCKED && ti->ts && now > ti->ts) record_fixed(NW_FIXED_BLOCK, now - ti->ts);
+  if (cpu == bpf_get_smp_processor_id()) split_open_interrupts(cpu);
   ti->phase = NW_PHASE_WAITING;
   ti->ts = now;
   ti->cpu = cpu;
-  wait_begin(cpu, now);
+  wait_begin(cpu, now, rq_steal(rq_of(p)));
+  activity_up(now);
   return 0;
 }
 
@@ -352,7 +574,7 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu) {
   if (ti->phase == NW_PHASE_WAITING) {
     wait_end(ti->cpu);
     ti->cpu = dest_cpu;
-    wait_begin(dest_cpu, sched_now(p));  // still the source runqueue: its callers hold and update it
+    wait_begin(dest_cpu, sched_now(p), 0);  // still the source runqueue: its callers hold and update it
   }
   return 0;
 }
@@ -381,17 +603,63 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
   return 0;
 }
 
+// The held child's execve: from here on its CPU time is the benchmark's. (Fires after the old
+// address space, noisewatch's copy, is torn down.) Later execs are the benchmark's own.
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm) {
+  struct nw_task_info *ti = tracked_info(p);
+  if (!ti || !(ti->flags & NW_TASK_HELD)) return 0;
+  held_slice_end(ti);
+  ti->flags &= ~NW_TASK_HELD;
+  return 0;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p) {
   struct nw_task_info *ti = tracked_info(p);
   if (!ti) return 0;
-  if (ti->phase == NW_PHASE_WAITING) wait_end(ti->cpu);
-  // Forget a thread now, a process leader at its last switch (on_switch): getrusage() sums a
-  // leader's switch counts when it is reaped, after that switch, whereas a thread's are folded
-  // into the process at exit_notify(), before its last switch.
-  // (A sibling thread kept waiting meanwhile is charged to the exiting task as before: the
-  // workload's own doing either way.)
-  if (p->pid != p->tgid) ti->gen = 0;
+  // Every tracked task is forgotten at its last switch (on_switch), where its runtime is final.
+  // A thread's switches stop counting here: getrusage() folds a thread's switch counts into the
+  // process at exit_notify(), before its last switch, whereas a process leader's are summed when
+  // it is reaped, after that switch.
+  if (p->pid != p->tgid) ti->flags |= NW_TASK_EXITING;
+  return 0;
+}
+
+// ---- page faults -----------------------------------------------------------------------
+
+SEC("fentry/handle_mm_fault")
+int BPF_PROG(on_fault_entry, struct vm_area_struct *vma, unsigned long address, unsigned int flags,
+             struct pt_regs *regs) {
+  struct nw_task_info *ti = tracked_info(bpf_get_current_task_btf());
+  // The held child's faults before its execve are noisewatch's.
+  if (!ti || (ti->flags & NW_TASK_HELD)) return 0;
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
+  if (!s) return 0;
+  ti->flags &= ~NW_TASK_FAULT_PAUSED;
+  ti->fault_stolen0 = s->stolen_total;
+  ti->fault_start = bpf_ktime_get_ns();
+  return 0;
+}
+
+SEC("fexit/handle_mm_fault")
+int BPF_PROG(on_fault_exit, struct vm_area_struct *vma, unsigned long address, unsigned int flags,
+             struct pt_regs *regs, unsigned int ret) {
+  struct nw_task_info *ti = tracked_info(bpf_get_current_task_btf());
+  if (!ti || !ti->fault_start) return 0;
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
+  if (!s) return 0;
+  if (ti->flags & NW_TASK_FAULT_PAUSED) fault_resume(ti, s);  // resumed without a switch seen
+  __u64 own = fault_elapsed(ti, s, bpf_ktime_get_ns());
+  ti->fault_start = 0;
+  // Fault handling can be preempted, and another tracked task on this CPU can fault meanwhile:
+  // the slot is updated atomically.
+  __u32 slot = NW_FIXED_FAULT;
+  struct nw_noise_val *v = bpf_map_lookup_elem(&fixed, &slot);
+  if (!v) return 0;
+  __sync_fetch_and_add(&v->count, 1);
+  __sync_fetch_and_add(&v->time_ns, own);
+  if (own > v->max_ns) v->max_ns = own;
   return 0;
 }
 
@@ -405,6 +673,7 @@ static __always_inline __u64 close_span(struct nw_cpu_state *s, __u64 *start, __
   __u64 nested = s->stolen_total - *stolen0;
   __u64 own = wall > nested ? wall - nested : 0;
   s->stolen_total += own;
+  if (s->curr_tracked) s->stolen_running += own;
   *start = 0;
   return own;
 }
@@ -423,7 +692,7 @@ int BPF_PROG(on_irq_exit, int irq, struct irqaction *action, int ret) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->irq_start, &s->irq_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) record(NW_KIND_IRQ, irq, 0, own);
+  if (own && charged(s, own)) record(NW_KIND_IRQ, irq, 0, own);
   return 0;
 }
 
@@ -441,7 +710,7 @@ int BPF_PROG(on_softirq_exit, unsigned int vec) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->softirq_start, &s->softirq_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) {
+  if (own && charged(s, own)) {
     if (vec < NW_SOFTIRQ_SLOTS)
       record_fixed(NW_FIXED_SOFTIRQ + vec, own);
     else
@@ -455,7 +724,8 @@ int BPF_PROG(on_nmi, void *handler, s64 delta_ns, int handled) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s || delta_ns <= 0) return 0;
   s->stolen_total += delta_ns;
-  if (affected(s)) {
+  if (s->curr_tracked) s->stolen_running += delta_ns;
+  if (charged(s, delta_ns)) {
     // The handler's address travels in the comm bytes; user space resolves it via kallsyms.
     char comm[NW_COMM_LEN] = {};
     __u64 addr = (__u64)handler;
@@ -477,7 +747,7 @@ static __always_inline int vector_exit(__u32 id) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->vec_start, &s->vec_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) record_fixed(NW_FIXED_VECTOR + id, own);
+  if (own && charged(s, own)) record_fixed(NW_FIXED_VECTOR + id, own);
   return 0;
 }
 

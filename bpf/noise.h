@@ -27,6 +27,10 @@ enum nw_kind {
   NW_KIND_BLOCK = 7,       /* id = 0: the benchmark chose to sleep */
   NW_KIND_MIGRATE = 8,     /* id = from_cpu << 16 | to_cpu; count only */
   NW_KIND_WAKEUP_IDLE = 9, /* id = 0: runnable benchmark waiting for an idle CPU to wake up */
+  NW_KIND_CONTENTION = 10, /* id = pid of the benchmark's own task that ran while another of its
+                              tasks waited on that CPU; comm = its comm */
+  NW_KIND_FAULT = 11,      /* id = 0: CPU time tracked tasks spent handling page faults */
+  NW_KIND_STEAL = 12,      /* id = 0: hypervisor steal while a tracked task ran or waited */
 };
 
 /* APIC/system vectors seen through the irq_vectors tracepoints (x86). */
@@ -67,7 +71,9 @@ enum nw_fixed_slot {
   NW_FIXED_WAKEUP_IDLE = 1,
   NW_FIXED_VECTOR = 2,                                   /* + enum nw_vector */
   NW_FIXED_SOFTIRQ = NW_FIXED_VECTOR + NW_VEC_COUNT,     /* + softirq vector number */
-  NW_FIXED_COUNT = NW_FIXED_SOFTIRQ + NW_SOFTIRQ_SLOTS,
+  NW_FIXED_FAULT = NW_FIXED_SOFTIRQ + NW_SOFTIRQ_SLOTS,  /* updated atomically: fault handling is preemptible */
+  NW_FIXED_STEAL = NW_FIXED_FAULT + 1,
+  NW_FIXED_COUNT = NW_FIXED_STEAL + 1,
 };
 
 /* One entry of the per-CPU preemption cache: a record keyed like the noise hash, kept out of it
@@ -83,19 +89,45 @@ struct nw_probe_stats {
   __u64 lost_tracked;      /* no memory for a new thread's/child's task storage: not followed */
 };
 
-/* Phase of a tracked task, as the scheduler tracepoints last showed it. */
+/* Phase of a tracked task, as the scheduler tracepoints last showed it. NEW: not seen yet (its
+ * state shows at its next switch or wake-up); it does not count as active. */
 enum nw_phase { NW_PHASE_NEW = 0, NW_PHASE_RUNNING = 1, NW_PHASE_WAITING = 2, NW_PHASE_BLOCKED = 3 };
+
+/* nw_task_info.flags */
+enum nw_task_flag {
+  /* The held child before its execve: its CPU time up to the exec is noisewatch's (pre-exec code,
+   * tearing down noisewatch's address space), measured into cpu_base segment by segment. */
+  NW_TASK_HELD = 1,
+  /* A thread past sched_process_exit: still tracked until its last switch (its CPU time and its
+   * activity count), but its switches no longer count (the kernel folds a thread's switch counts
+   * into the process at exit, before its last switch). */
+  NW_TASK_EXITING = 2,
+  /* In a page fault but off-CPU (the fault sleeps, or the task was preempted in it): fault_start
+   * holds the fault's CPU time so far instead of a start time. */
+  NW_TASK_FAULT_PAUSED = 4,
+};
 
 /* A tracked task: an element of the `task_slots` array (index pid & slot_mask) or, when another
  * tracked task holds that slot, of the `task_overflow` task storage (user space inserts with a
  * pidfd as key). User space inserts NW_PHASE_NEW entries. An entry counts only while its `gen`
  * equals the program's `generation` global: bumping that forgets every tracked task at once. */
 struct nw_task_info {
-  __u64 ts;     /* when the task entered its phase */
+  __u64 ts;        /* when the task entered its phase */
   __u32 phase;
-  __u32 cpu;    /* runqueue CPU while waiting */
+  __u32 cpu;       /* runqueue CPU while waiting */
   __u32 gen;
-  __u32 pid;    /* which task holds the slot */
+  __u32 pid;       /* which task holds the slot */
+  __u32 flags;     /* enum nw_task_flag */
+  __u32 pad;
+  /* se.sum_exec_runtime that is not the benchmark's: for the held child, what it had run when it
+   * was tracked (user space, from /proc/PID/schedstat) plus its run time from then to its execve;
+   * 0 for the benchmark's own threads and children (their runtime starts at 0 at fork). */
+  __u64 cpu_base;
+  __u64 held_since; /* ktime when the held child last got the CPU before its execve (0: off-CPU) */
+  /* The page fault being handled: ktime of its start on this slice (or, paused, its CPU time so
+   * far) and the CPU's stolen_total then; 0 outside a fault. */
+  __u64 fault_start;
+  __u64 fault_stolen0;
 };
 
 /* Bookkeeping per CPU (BPF_MAP_TYPE_ARRAY by CPU, memory-mapped by user space). User space writes
@@ -106,13 +138,23 @@ struct nw_task_info {
  * on a cache line: the padding keeps the fields written on every event at least a cache line away
  * from the neighbouring CPUs' (no false sharing between CPUs). 256 bytes. */
 struct nw_cpu_state {
-  __u32 watched;            /* charge everything on this CPU, tracked task or not (check, agent) */
+  __u32 watched;            /* charge everything on this CPU but its measurer (check, agent); user
+                               space opens and closes it (check: the spinner's own window) */
   __u32 sibling;            /* SMT sibling CPU + 1, or 0 when none */
-  __u64 pad_head[7];
+  __u32 watch_measurer;     /* watched CPU: pid of the thread measuring it (check's spinner), never
+                               charged there; 0 when none (agent) */
+  __u32 pad_cfg;
+  __u64 watch_min_ns;       /* watched CPU: events of less own time are not charged (check: its gap
+                               threshold, since shorter events cannot show in the spinner's gaps) */
+  /* Watched CPU: ktime and stolen_total at its last context switch (0: none since it opened).
+   * Written at every switch of a watched CPU, by that CPU only: no false sharing in this line. */
+  __u64 watch_mark_ns, watch_mark_stolen;
+  __u64 pad_head[3];
   /* written on every event */
   __u64 stolen_total;       /* own time of all interrupt-like events on this CPU, ever */
   __u64 mark_ts;            /* start of the current task's charged span */
   __u64 mark_stolen;        /* stolen_total at mark_ts */
+  __u64 steal_mark;         /* hypervisor steal the scheduler had accounted here at mark_ts (ns) */
   __u64 tracked_since;      /* when the running tracked task got the CPU (0: not tracked) */
   __s64 waiting;            /* tracked tasks runnable on this CPU but not running */
   __u64 irq_start, irq_stolen0;
@@ -120,15 +162,18 @@ struct nw_cpu_state {
   __u64 softirq_start, softirq_stolen0;
   __u32 curr_pid;
   __u32 curr_tracked;
-  char curr_comm[NW_COMM_LEN]; /* kept only when the CPU has an SMT sibling */
+  char curr_comm[NW_COMM_LEN]; /* for SMT charges and for a switch the probe did not see */
   __u64 smt_charged_until;
+  /* Interrupt-like time (IRQ, vector, softirq, NMI) taken while a tracked task ran here: the
+   * scheduler's runtime includes it on kernels without IRQ_TIME_ACCOUNTING. Cumulative. */
+  __u64 stolen_running;
   /* Context switches of tracked tasks on this CPU, counted the kernel's way (nvcsw / nivcsw) so
    * user space can check them against getrusage(): voluntary = the task blocked, involuntary = it
    * was still runnable (preempted or yielded). Cumulative; user space takes differences. */
   __u64 switches_voluntary, switches_involuntary;
   /* written on frequency changes */
   __u64 freq_khz, freq_ts, freq_khz_ns, freq_changes; /* kHz*ns integral up to freq_ts */
-  __u64 pad_tail[3];
+  __u64 pad_tail[1];
 };
 
 #endif

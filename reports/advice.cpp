@@ -112,8 +112,8 @@ const std::vector<Knob>& catalogue() {
            // A short-lived command seen in many runs has many pids: name a few, not all.
            std::string pids;
            int listed = 0;
-           if (r.extra.is_object() && r.extra.contains("pids"))
-             for (const auto& p : r.extra["pids"])
+           if (r.detail.is_object() && r.detail.contains("pids") && r.detail["pids"].is_array())
+             for (const auto& p : r.detail["pids"])
                if (listed++ < kPidsNamed) pids += (pids.empty() ? "" : ",") + p.dump();
            std::vector<std::string> cmds;
            if (!pids.empty()) cmds.push_back(fmt::format("ps -o pid,unit,args -p {}   # which service is it?", pids));
@@ -133,8 +133,8 @@ const std::vector<Knob>& catalogue() {
            auto name = name_of(r.source);
            std::vector<std::string> cmds;
            std::string title;
-           if (r.extra.is_object() && r.extra.contains("irq") && r.extra["irq"].is_number_integer()) {
-             int irq = r.extra["irq"].get<int>();
+           if (r.detail.is_object() && r.detail.contains("irq") && r.detail["irq"].is_number_integer()) {
+             int irq = r.detail["irq"].get<int>();
              cmds.push_back(fmt::format("echo {} > /proc/irq/{}/smp_affinity_list", c.housekeeping, irq));
              title = fmt::format("Move IRQ {} ({}) off CPU {}", irq, name, c.target);
            } else {
@@ -145,6 +145,31 @@ const std::vector<Knob>& catalogue() {
            out.push_back({"move-irq:" + name, title, cmds, {r.source}, false,
                           "The housekeeping CPUs handle the device; irqbalance may move it back.", std::min(r.share, 1.0)});
          }
+       }},
+      {"more-cpus",
+       [](const Context& c, auto& out) {
+         // The workload's own threads waiting for each other's CPU: not noise to remove, a setup
+         // to choose. Never "stop" or "move" them.
+         auto own = [&](const std::string& s) {
+           auto cat = category_of(s);
+           return (cat == "contention" || cat == "preemption") && group_of(s, c.bench_comm) == Group::workload;
+         };
+         // One more CPU, the highest one not in use (CPU 0 too when it is the only one left).
+         std::vector<int> wider = c.in.rec.cpus;
+         for (int cpu = c.in.rec.host.online_cpus - 1; cpu >= 0; --cpu)
+           if (std::find(wider.begin(), wider.end(), cpu) == wider.end()) {
+             wider.push_back(cpu);
+             break;
+           }
+         std::sort(wider.begin(), wider.end());
+         std::vector<std::string> cmds;
+         if (c.in.rec.pinned && wider.size() > c.in.rec.cpus.size())
+           cmds.push_back(fmt::format("noisewatch --cpu {} -- {}   # one CPU per busy thread", sys::format_cpulist(wider), c.cmd));
+         cmds.push_back("# or run the benchmark with fewer threads than it has CPUs");
+         propose_if(c, out, "more-cpus",
+                    fmt::format("Your benchmark's own threads compete for CPU {}: give it more CPUs (--cpu LIST) or "
+                                "fewer threads", c.target),
+                    own, std::move(cmds), false, "A different parallel setup measures a different thing.");
        }},
       {"pin-cpu",
        [](const Context& c, auto& out) {
@@ -353,13 +378,24 @@ const std::vector<Knob>& catalogue() {
   return knobs;
 }
 
-bool speculative(const Recommendation& r) {
-  return !r.addresses.empty() && std::all_of(r.addresses.begin(), r.addresses.end(),
-                                             [](const std::string& s) { return s == "unexplained"; }) &&
-         r.id != "fix-inputs";
+}  // namespace
+
+Tier tier_of(const Recommendation& r) {
+  if (r.addresses.empty()) return Tier::measurement;
+  bool only_unexplained = std::all_of(r.addresses.begin(), r.addresses.end(),
+                                      [](const std::string& s) { return s == "unexplained"; });
+  // fix-inputs follows the measured instruction count: it is not a guess.
+  return only_unexplained && r.id != "fix-inputs" ? Tier::speculative : Tier::measured;
 }
 
-}  // namespace
+std::string shell_command(const std::vector<std::string>& argv) {
+  std::string cmd;
+  for (const auto& a : argv) {
+    if (!cmd.empty()) cmd += ' ';
+    cmd += shell_quote(a);
+  }
+  return cmd;
+}
 
 std::vector<std::string> knob_ids() {
   std::vector<std::string> ids;
@@ -374,7 +410,7 @@ std::vector<Recommendation> recommend(const AdviceInput& in) {
   Context c{in, in.rec.cpus.empty() ? std::string("<cpu>") : sys::format_cpulist(in.rec.cpus),
             online.empty() ? std::string("<housekeeping cpus>") : sys::format_cpulist(online),
             benchmark_comm(in.rec), {}, hex_mask(online)};
-  for (const auto& a : in.rec.command) c.cmd += (c.cmd.empty() ? "" : " ") + shell_quote(a);
+  c.cmd = shell_command(in.rec.command);
   if (c.cmd.empty()) c.cmd = "./bench";
 
   std::vector<Recommendation> out;
@@ -385,9 +421,8 @@ std::vector<Recommendation> recommend(const AdviceInput& in) {
     std::erase_if(out, [](const Recommendation& r) { return !r.addresses.empty(); });
   // Measured sources first, then knobs that may reduce `unexplained`, then advice about the
   // measurement itself (share 0); by share within each tier, catalogue order on ties.
-  auto tier = [](const Recommendation& r) { return r.addresses.empty() ? 2 : speculative(r) ? 1 : 0; };
   std::stable_sort(out.begin(), out.end(), [&](const Recommendation& a, const Recommendation& b) {
-    if (tier(a) != tier(b)) return tier(a) < tier(b);
+    if (tier_of(a) != tier_of(b)) return tier_of(a) < tier_of(b);
     return a.share > b.share;
   });
   return out;

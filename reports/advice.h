@@ -1,8 +1,10 @@
 // The knob catalogue: noise sources -> the settings that remove them, with exact commands.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "record/run_record.h"
+#include "reports/attribution.h"
 #include "reports/patterns.h"
 #include "reports/workload.h"
 
@@ -15,7 +17,7 @@ inline constexpr double kMinAddressedShare = 0.05;
 
 struct AdviceInput {
   const RunRecord& rec;
-  const std::vector<Attribution>& rows;  // ranked attribution, `unexplained` included
+  const std::vector<AttributedSource>& rows;  // ranked attribution, `unexplained` included
   const Patterns& patterns;
   const WorkloadSplit& split;
   bool attributable = false;
@@ -24,6 +26,17 @@ struct AdviceInput {
 // Ranked: knobs addressing measured sources by share, then knobs that may address
 // `unexplained` by share, then advice on the measurement itself (warm-up, more runs).
 std::vector<Recommendation> recommend(const AdviceInput& in);
+
+// How the recommendations are ordered: by tier, then by share within a tier.
+enum class Tier {
+  measured,     // removes measured sources; ranked by the share it addresses
+  speculative,  // may reduce `unexplained` (its cause is unmeasured); share = all of `unexplained`
+  measurement,  // about the measurement itself (warm-up, more runs); no share
+};
+Tier tier_of(const Recommendation& r);
+
+// The benchmark command as one shell line (arguments quoted where needed).
+std::string shell_command(const std::vector<std::string>& argv);
 
 // Every knob of the catalogue, in catalogue order (ids of per-process/per-IRQ knobs are prefixes:
 // "stop-process" yields "stop-process:<comm>").

@@ -1,53 +1,46 @@
 // analyze(): record -> attribution, patterns, workload split, advice, headline and warnings.
 #include <algorithm>
-#include <numeric>
 
 #include "reports/advice.h"
-#include "reports/attribution.h"
-#include "reports/narrative.h"
-#include "reports/patterns.h"
 #include "reports/report.h"
-#include "reports/sources.h"
-#include "reports/workload.h"
 
 namespace nw::report {
 
-void analyze(RunRecord& rec) {
-  rec.summary = summarize(rec);
-  auto matrix = collect_sources(rec);
-  auto attribution = attribute(matrix, benchmark_comm(rec));
-  std::vector<size_t> all(matrix.runs());
-  std::iota(all.begin(), all.end(), 0);
-  auto whole = decompose(matrix, all);
-  auto patterns = detect_patterns(matrix);
-  auto split = split_workload(rec, matrix, attribution, whole.residual, whole.var_t);
-  NarrativeInput story{rec, attribution, patterns, split};
-  auto engine_warnings = warnings(story);
-  auto line = headline(story);
+namespace {
 
-  // Keep the runner's own warnings; replace the ones a previous analyze() added.
-  // (A saved record is user input: anything but an array of strings there is ignored.)
+// The runner's own warnings: the record's, less those an earlier analysis added (listed in the
+// saved report). A saved record is user input: anything but an array of strings there is ignored.
+std::vector<std::string> runner_warnings(const RunRecord& rec) {
   std::vector<std::string> previous;
   if (rec.report.is_object() && rec.report.contains("engine_warnings") && rec.report["engine_warnings"].is_array())
     for (const auto& w : rec.report["engine_warnings"])
       if (w.is_string()) previous.push_back(w.get<std::string>());
-  std::erase_if(rec.warnings, [&](const std::string& w) {
-    return std::find(previous.begin(), previous.end(), w) != previous.end();
-  });
-  rec.warnings.insert(rec.warnings.end(), engine_warnings.begin(), engine_warnings.end());
+  auto kept = rec.warnings;
+  std::erase_if(kept, [&](const std::string& w) { return std::find(previous.begin(), previous.end(), w) != previous.end(); });
+  return kept;
+}
 
-  rec.recommendations = recommend({rec, attribution.rows, patterns, split, attribution.attributable});
-  rec.attribution = std::move(attribution.rows);
+}  // namespace
 
-  if (!rec.report.is_object()) rec.report = nlohmann::json::object();
-  rec.report["headline"] = line;
-  rec.report["attributable"] = attribution.attributable;
-  rec.report["attribution_note"] = attribution.reason;
-  rec.report["model"] = "share_s = Cov(T, S_s) / Var(T); count-valued sources by non-negative regression of "
-                        "the remainder on counts; frequency as time scaling with 1/f (see reports/ATTRIBUTION.md)";
-  rec.report["patterns"] = to_json(patterns);
-  rec.report["workload"] = to_json(split);
-  rec.report["engine_warnings"] = engine_warnings;
+Analysis analyze(const RunRecord& rec) {
+  Analysis a;
+  a.summary = summarize(rec);
+  a.warnings = runner_warnings(rec);
+  // Nothing to attribute or advise: the report says what failed and no more.
+  if ((a.failed = failed_start(rec))) {
+    a.headline = a.failed->headline;
+    return a;
+  }
+  a.matrix = collect_sources(rec);
+  a.attribution = attribute(a.matrix, benchmark_comm(rec));
+  a.patterns = detect_patterns(a.matrix);
+  a.split = split_workload(rec, a.matrix, a.attribution);
+  NarrativeInput story{rec, a.attribution, a.patterns, a.split};
+  a.engine_warnings = warnings(story);
+  a.headline = headline(story);
+  a.warnings.insert(a.warnings.end(), a.engine_warnings.begin(), a.engine_warnings.end());
+  a.recommendations = recommend({rec, a.attribution.rows, a.patterns, a.split, a.attribution.attributable});
+  return a;
 }
 
 }  // namespace nw::report

@@ -80,7 +80,17 @@ std::vector<double> nonnegative_fit(const std::vector<std::vector<double>>& c, c
 
 }  // namespace
 
-Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx) {
+double max_per_event_ns(const SourceSeries& s) {
+  if (s.name == "migration") return kMaxMigrationNs;
+  return s.major_faults ? kMaxMajorFaultNs : kMaxMinorFaultNs;
+}
+
+bool interval_uncertain(double share, double low, double high) {
+  double width = high - low;
+  return width > kUncertainWidth && width > std::fabs(share);
+}
+
+Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx, const std::vector<bool>& rejected) {
   Decomposition d;
   const size_t k = m.sources.size();
   d.shares.assign(k, 0.0);
@@ -100,7 +110,7 @@ Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx) {
       auto v = pick(src.time_ns, idx);
       d.shares[s] = stats::covariance(t, v) / d.var_t;
       for (size_t i = 0; i < u.size(); ++i) u[i] -= v[i];
-    } else {
+    } else if (s >= rejected.size() || !rejected[s]) {
       count_cols.push_back(s);
       counts.push_back(pick(src.count, idx));
     }
@@ -116,6 +126,37 @@ Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx) {
   d.residual = std::move(u);
   return d;
 }
+
+namespace {
+
+// Percentile bootstrap over repetitions: one pass evaluates the whole decomposition per resample
+// and keeps every source's share, so all intervals come from the same resamples.
+std::vector<std::vector<double>> bootstrap_shares(const RunMatrix& m, const std::vector<bool>& rejected) {
+  const size_t n = m.runs(), k = m.sources.size();
+  std::vector<std::vector<double>> samples(k + 1);
+  // Each resample costs O(n x sources): keep the total work bounded for long records, where
+  // the intervals are narrow anyway (>= 400 resamples still puts 10 beyond each 2.5 % tail).
+  const int resamples = n <= 100 ? 2000 : int(std::max<size_t>(400, 200000 / n));
+  stats::bootstrap(n, [&](std::span<const size_t> idx) {
+    auto d = decompose(m, idx, rejected);
+    if (!d.valid) return 0.0;  // all-identical resample: no variance to split, skip it
+    for (size_t s = 0; s < k; ++s) samples[s].push_back(d.shares[s]);
+    samples[k].push_back(d.unexplained);
+    return 0.0;
+  }, resamples);
+  return samples;
+}
+
+// A cost per event above the physical bound, or one that would make a run's events alone take
+// longer than that run, cannot be what the events cost.
+bool plausible_cost(const RunMatrix& m, const SourceSeries& s, double beta) {
+  if (beta > max_per_event_ns(s)) return false;
+  for (size_t i = 0; i < m.runs(); ++i)
+    if (beta * s.count[i] >= m.wall_ns[i]) return false;
+  return true;
+}
+
+}  // namespace
 
 AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
   AttributionResult res;
@@ -133,72 +174,83 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
                  " measured runs the shares are not reliable";
   res.attributable = point.valid && n >= kMinRunsToAttribute;
 
-  // Interval: percentile bootstrap over repetitions. One pass evaluates the whole decomposition
-  // per resample and keeps every source's share, so all intervals come from the same resamples.
+  // A count source keeps its fitted cost only when it is physically plausible and the bootstrap
+  // says the count really moves the run time (its interval excludes 0); otherwise it is taken out
+  // of the fit and everything is recomputed without it. Each round rejects one more source or ends.
+  std::vector<bool> rejected(k, false);
+  std::vector<CostFit> fits(k);
   std::vector<std::vector<double>> samples(k + 1);
-  if (res.attributable) {
-    // Each resample costs O(n x sources): keep the total work bounded for long records, where
-    // the intervals are narrow anyway (>= 400 resamples still puts 10 beyond each 2.5 % tail).
-    const int resamples = n <= 100 ? 2000 : int(std::max<size_t>(400, 200000 / n));
-    stats::bootstrap(n, [&](std::span<const size_t> idx) {
-      auto d = decompose(m, idx);
-      if (!d.valid) return 0.0;  // all-identical resample: no variance to split, skip it
-      for (size_t s = 0; s < k; ++s) samples[s].push_back(d.shares[s]);
-      samples[k].push_back(d.unexplained);
-      return 0.0;
-    }, resamples);
+  auto low = [&](size_t s) { return samples[s].empty() ? 0.0 : stats::quantile(samples[s], 0.025); };
+  for (size_t round = 0; round <= k; ++round) {
+    if (round > 0) point = decompose(m, all, rejected);
+    bool changed = false;
+    for (size_t s = 0; s < k; ++s) {
+      if (m.sources[s].kind != Kind::count || rejected[s]) continue;
+      fits[s].per_event_ns = point.per_event_ns[s];
+      fits[s].plausible = plausible_cost(m, m.sources[s], point.per_event_ns[s]);
+      if (!fits[s].plausible) rejected[s] = changed = true;
+    }
+    if (changed) continue;
+    samples.assign(k + 1, {});
+    if (res.attributable) samples = bootstrap_shares(m, rejected);
+    for (size_t s = 0; s < k; ++s) {
+      if (m.sources[s].kind != Kind::count || rejected[s]) continue;
+      fits[s].significant = res.attributable && low(s) > 0;
+      if (!fits[s].significant) rejected[s] = changed = true;
+    }
+    if (!changed) break;
   }
-  auto interval = [&](Attribution& a, size_t s) {
+
+  auto interval = [&](AttributedSource& a, size_t s) {
     if (samples[s].empty()) return;
     a.share_low = stats::quantile(samples[s], 0.025);
     a.share_high = stats::quantile(samples[s], 0.975);
+    a.uncertain = interval_uncertain(a.share, *a.share_low, *a.share_high);
   };
 
   double mean_t = stats::mean(m.wall_ns);
   for (size_t s = 0; s < k; ++s) {
     const auto& src = m.sources[s];
-    Attribution a;
+    AttributedSource a;
     a.source = src.name;
+    a.group = group_of(src.name, bench_comm);
     a.share = point.valid ? point.shares[s] : 0.0;
     a.mean_count = stats::mean(src.count);
     a.max_ns = src.max_ns;
-    nlohmann::json extra = src.detail;
-    extra["category"] = category_of(src.name);
-    auto g = group_of(src.name, bench_comm);
-    extra["group"] = g == Group::workload ? "workload" : "machine";
+    a.detail = src.detail;
     if (src.kind == Kind::time) {
+      a.kind = src.name == "frequency" && m.frequency_modelled ? RowKind::model : RowKind::time;
       a.mean_time_ns = stats::mean(src.time_ns);
-      extra["kind"] = src.name == "frequency" && m.frequency_modelled ? "model" : "time";
     } else {
-      extra["kind"] = "count";
-      extra["per_event_ns"] = point.per_event_ns[s];
+      a.kind = RowKind::count;
+      a.fit = fits[s];
+      a.fit->max_per_event_ns = max_per_event_ns(src);
+      a.mean_time_ns = rejected[s] ? 0.0 : point.per_event_ns[s] * a.mean_count;
     }
-    size_t seen = 0;
-    for (size_t i = 0; i < n; ++i) seen += src.count[i] > 0 || src.time_ns[i] > 0;
-    extra["runs_seen"] = seen;
-    interval(a, s);
-    if (src.kind == Kind::count) {
-      // A fitted cost is only reported as time when the bootstrap says the count really moves
-      // the run time; otherwise it is a fit to noise (e.g. a count that barely varies).
-      bool significant = res.attributable && a.share_low && *a.share_low > 0;
-      extra["cost_significant"] = significant;
-      a.mean_time_ns = significant ? point.per_event_ns[s] * a.mean_count : 0.0;
+    for (size_t i = 0; i < n; ++i) {
+      a.runs_seen += src.count[i] > 0 || src.time_ns[i] > 0;
+      // Time is conserved: no source can take more than the run's wall time.
+      if (src.kind == Kind::time && src.time_ns[i] > m.wall_ns[i]) a.inconsistent_runs.push_back(m.run_index[i]);
     }
-    extra["pct_of_run"] = mean_t > 0 ? a.mean_time_ns / mean_t : 0.0;
-    a.extra = std::move(extra);
+    // A refused fit has no share, so no interval either.
+    if (src.kind == Kind::time || !rejected[s]) interval(a, s);
+    a.pct_of_run = mean_t > 0 ? a.mean_time_ns / mean_t : 0.0;
     res.rows.push_back(std::move(a));
   }
-  Attribution u;
+  AttributedSource u;
   u.source = "unexplained";
+  u.group = Group::unexplained;
+  u.kind = RowKind::remainder;
   u.share = point.valid ? point.unexplained : 0.0;
-  u.extra = {{"category", "unexplained"}, {"group", "unexplained"}, {"kind", "remainder"}};
   interval(u, k);
   res.rows.push_back(std::move(u));
+  res.var_t = point.var_t;
+  res.residual = point.residual;
 
   // Ranked by share; ties (e.g. no variance at all) by mean time, then name, for stable output.
   // Without a reliable attribution the shares mean nothing: rank by mean time instead.
   const bool by_share = res.attributable;
-  std::stable_sort(res.rows.begin(), res.rows.end(), [by_share](const Attribution& a, const Attribution& b) {
+  std::stable_sort(res.rows.begin(), res.rows.end(), [by_share](const AttributedSource& a, const AttributedSource& b) {
     if (by_share && a.share != b.share) return a.share > b.share;
     if (a.mean_time_ns != b.mean_time_ns) return a.mean_time_ns > b.mean_time_ns;
     return a.source < b.source;

@@ -1,29 +1,28 @@
-// The format-neutral report: everything a renderer shows, already computed and ordered.
-// Built from an analyzed record; each renderer is a pure function of this model.
+// The format-neutral report: everything a renderer shows, already computed and ordered, and
+// nothing that no renderer shows. Built from a record and its Analysis; each renderer is a pure
+// function of this model.
 #pragma once
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "record/run_record.h"
+#include "reports/analysis.h"
 
 namespace nw::report {
 
 struct SourceRow {
-  std::string source, description;
-  std::string group;  // "machine" | "workload" | "unexplained"
-  std::string kind;   // "time" | "count" | "model" | "remainder"
-  bool timed = true;       // has a time per run (not the remainder, not an insignificant count)
+  std::string source;
+  bool remainder = false;  // `unexplained`: no time, count or max of its own
+  bool timed = true;       // has a time per run (not the remainder, not a refused count fit)
   bool estimated = false;  // time is events x fitted cost per event
   double share = 0;
   std::optional<double> share_low, share_high;
+  bool uncertain = false;     // the interval is too wide to mean anything: say "uncertain"
+  bool inconsistent = false;  // the record has it take longer than a whole run: time not shown
   double mean_time_ns = 0;  // per run (estimated for count-valued sources)
   double pct_of_run = 0;    // mean_time_ns / mean wall time
   double mean_count = 0, max_ns = 0;
-  std::optional<double> per_event_ns;
 };
 
 struct RunBar {
@@ -33,22 +32,28 @@ struct RunBar {
   std::vector<double> stolen_ns;  // aligned with ReportModel::chart_series
 };
 
+// Recommendations of one tier under a heading that says how they are ordered.
+struct AdviceGroup {
+  std::string title, note;       // "Recommendations", "ranked by the share of the variance they address"
+  bool up_to = false;            // the share is an upper bound (speculative knobs)
+  std::vector<Recommendation> items;
+};
+
 struct ReportModel {
   std::string command;  // shell-like, for titles
   std::string headline;
   Summary summary;
   int warmups = 0;
   std::string cpus;  // "1" or "2-3", or "not pinned"
-  std::string cpu_reason;
   HostInfo host;
   bool attributable = false;
-  std::string attribution_note;
   std::vector<SourceRow> sources;  // ranked by share, `unexplained` included
   std::vector<std::string> warnings;
-  std::vector<Recommendation> recommendations;
+  std::vector<AdviceGroup> advice;  // recommendations, grouped by tier, in the record's order
+  // Set when the benchmark failed before any measured run: the report says so and no more.
+  bool failed = false;
+  std::string rerun;  // the command, shell-quoted, to run alone and see why
   std::vector<Unavailable> unavailable;
-  uint64_t lost_events = 0;
-  nlohmann::json workload;  // WorkloadSplit as JSON
 
   // Charts: stolen time per run for the top sources, the rest summed as "other".
   std::vector<std::string> chart_series;
@@ -58,7 +63,11 @@ struct ReportModel {
   double baseline_ns = 0;
 };
 
-ReportModel build_model(const RunRecord& analyzed);
+ReportModel build_model(const RunRecord& rec, const Analysis& a);
+
+// What every format says after the headline of a failed benchmark, before the command.
+inline constexpr const char* kFailedAdvice =
+    "Nothing was measured, so there is nothing to attribute. Run the command alone to see why it fails";
 
 // Renderers: one per format, each in its own file.
 std::string render_text(const ReportModel& m, bool color);

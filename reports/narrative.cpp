@@ -1,6 +1,7 @@
 #include "reports/narrative.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -27,7 +28,29 @@ double share_of(const AttributionResult& a, const std::string& source) {
   return 0;
 }
 
+std::string share_phrase(const AttributedSource& r) {
+  // The exact decomposition can give a source slightly more than 100 % (the rest is then
+  // negative); a headline says "100 %".
+  std::string s = format_share(std::min(r.share, 1.0));
+  return r.uncertain ? s + " (uncertain)" : s;
+}
+
 }  // namespace
+
+std::optional<FailedStart> failed_start(const RunRecord& rec) {
+  for (const auto* r : rec.measured())
+    if (r->exit_status == 0) return std::nullopt;
+  for (const auto& r : rec.runs) {
+    if (r.interrupted || r.exit_status == 0) continue;
+    FailedStart f{r.index, r.warmup, r.exit_status, r.signal, {}};
+    std::string how = r.signal ? fmt::format("was killed by signal {}", *r.signal)
+                               : fmt::format("exited with status {}", r.exit_status);
+    f.headline = r.warmup ? fmt::format("The benchmark failed before any measured run: its warm-up run {}", how)
+                          : fmt::format("The benchmark failed in its first measured run: run {} {}", r.index, how);
+    return f;
+  }
+  return std::nullopt;
+}
 
 std::string headline(const NarrativeInput& in) {
   const auto& p = in.patterns;
@@ -41,12 +64,10 @@ std::string headline(const NarrativeInput& in) {
                          ? (in.rec.host.virtualized ? "sources noisewatch cannot see (on this VM, most likely the host)"
                                                     : "sources noisewatch cannot see (unexplained)")
                          : describe_source(top.source);
-  // The exact decomposition can give a source slightly more than 100 % (the rest is then
-  // negative); a headline says "100 %".
-  std::string line = fmt::format("{} — {} of the variance comes from {}", lead, format_share(std::min(top.share, 1.0)), what);
+  std::string line = fmt::format("{} — {} of the variance comes from {}", lead, share_phrase(top), what);
   // A runner-up with a fifth of the variance or more is part of the story: name it too.
   if (a.rows.size() > 1 && a.rows[1].share >= 0.2)
-    line += fmt::format(", {} from {}", format_share(a.rows[1].share),
+    line += fmt::format(", {} from {}", share_phrase(a.rows[1]),
                         a.rows[1].source == "unexplained" ? "sources it cannot see" : describe_source(a.rows[1].source));
   return line;
 }
@@ -111,6 +132,28 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
     w.push_back(fmt::format("{} of the variance is the benchmark's own blocking (I/O, sleeps, locks): the workload's "
                             "doing, not noise.",
                             format_share(blocking)));
+  double contention = 0;
+  for (const auto& r : a.rows)
+    if (category_of(r.source) == "contention") contention += r.share;
+  if (a.attributable && contention >= 0.05)
+    w.push_back(fmt::format("{} of the variance is the benchmark's own threads competing for its CPUs: the workload's "
+                            "doing, not noise.",
+                            format_share(contention)));
+  for (const auto& r : a.rows) {
+    // A count that follows the run time at an impossible cost per event is a chance correlation.
+    if (!a.attributable || !r.fit || r.fit->plausible) continue;
+    auto what = describe_source(r.source);
+    if (!what.empty()) what[0] = char(std::toupper(static_cast<unsigned char>(what[0])));
+    w.push_back(fmt::format("{} follow the run time, but the fitted cost ({} per event) is above what one can cost "
+                            "({}): it gets no share, and that time stays unexplained.",
+                            what, format_duration(r.fit->per_event_ns), format_duration(r.fit->max_per_event_ns)));
+  }
+  for (const auto& r : a.rows) {
+    if (r.inconsistent_runs.empty()) continue;
+    w.push_back(fmt::format("The record is inconsistent: {} took longer than the whole run in run{} {}; its time is not "
+                            "shown (the probe data of this record is wrong).",
+                            r.source, r.inconsistent_runs.size() == 1 ? "" : "s", join_runs(r.inconsistent_runs)));
+  }
   int failed = 0, first_failed = -1, status = 0;
   for (const auto* r : rec.measured())
     if (r->exit_status != 0 && failed++ == 0) {

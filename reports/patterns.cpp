@@ -220,35 +220,4 @@ Patterns detect_patterns(const RunMatrix& m) {
   return p;
 }
 
-nlohmann::json to_json(const Patterns& p) {
-  nlohmann::json outliers = nlohmann::json::array();
-  for (const auto& o : p.outliers) {
-    nlohmann::json j = {{"run", o.run}, {"z", o.z}};
-    if (!o.source.empty()) j["source"] = o.source;
-    outliers.push_back(std::move(j));
-  }
-  nlohmann::json j = {
-      {"stability", {{"cv", p.cv}, {"level", p.stability}, {"ci_half_width", p.ci_half_width},
-                     {"runs_needed", p.runs_needed}, {"target_precision", kTargetPrecision}}},
-      {"outliers", std::move(outliers)},
-      {"bimodal", {{"found", p.bimodal.found}, {"ashman_d", std::isfinite(p.bimodal.ashman_d) ? nlohmann::json(p.bimodal.ashman_d) : nlohmann::json("inf")}}},
-      {"drift", {{"found", p.drift.found}, {"p_value", p.drift.p_value},
-                 {"slope_ns_per_run", p.drift.slope_ns_per_run}, {"total_fraction", p.drift.total_fraction}}},
-      {"slow_first_run", {{"found", p.slow_first.found}, {"excess", p.slow_first.excess}}}};
-  if (p.bimodal.found) {
-    j["bimodal"]["fast_mean_ns"] = p.bimodal.fast_mean_ns;
-    j["bimodal"]["slow_mean_ns"] = p.bimodal.slow_mean_ns;
-    j["bimodal"]["slow_runs"] = p.bimodal.slow_runs;
-    if (!p.bimodal.source.empty()) {
-      j["bimodal"]["source"] = p.bimodal.source;
-      j["bimodal"]["source_fraction"] = p.bimodal.source_fraction;
-    }
-  }
-  if (p.drift.found) {
-    if (!p.drift.source.empty()) j["drift"]["source"] = p.drift.source;
-    j["drift"]["frequency_falling"] = p.drift.frequency_falling;
-  }
-  return j;
-}
-
 }  // namespace nw::report

@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "reports/sources.h"
 
 namespace nw::report {
@@ -60,7 +58,6 @@ struct Patterns {
 };
 
 Patterns detect_patterns(const RunMatrix& m);
-nlohmann::json to_json(const Patterns& p);
 
 // Mann-Kendall trend test: two-sided p-value and the sign of the trend (+1 rising, -1 falling).
 std::pair<double, int> mann_kendall(const std::vector<double>& x);

@@ -15,21 +15,16 @@ Format parse_format(const std::string& name) {
   throw Error(fmt::format("unknown report format '{}': use text, json, markdown or html", name));
 }
 
-std::string render(const RunRecord& rec, Format f, bool color) {
-  bool analyzed = rec.report.is_object() && rec.report.contains("headline") && rec.report["headline"].is_string();
-  RunRecord copy;
-  if (!analyzed) {
-    copy = rec;
-    analyze(copy);
-  }
-  const RunRecord& r = analyzed ? rec : copy;
+std::string render(const RunRecord& rec, const Analysis& a, Format f, bool color) {
   switch (f) {
-    case Format::json: return to_json(r).dump(2) + "\n";
-    case Format::text: return render_text(build_model(r), color);
-    case Format::markdown: return render_markdown(build_model(r));
-    case Format::html: return render_html(build_model(r));
+    case Format::json: return run_document(rec, a).dump(2) + "\n";
+    case Format::text: return render_text(build_model(rec, a), color);
+    case Format::markdown: return render_markdown(build_model(rec, a));
+    case Format::html: return render_html(build_model(rec, a));
   }
   return {};
 }
+
+std::string render(const RunRecord& rec, Format f, bool color) { return render(rec, analyze(rec), f, color); }
 
 }  // namespace nw::report

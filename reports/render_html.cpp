@@ -43,6 +43,13 @@ addEventListener('load', () => {
 
 std::string esc(const std::string& s) { return escape_xml(s); }
 
+std::string warnings(const ReportModel& m) {
+  if (m.warnings.empty()) return {};
+  std::string h = "<h2>Warnings</h2>\n<ul class=\"warn\">\n";
+  for (const auto& w : m.warnings) h += "<li>" + esc(w) + "</li>\n";
+  return h + "</ul>\n";
+}
+
 }  // namespace
 
 std::string render_html(const ReportModel& m) {
@@ -53,6 +60,11 @@ std::string render_html(const ReportModel& m) {
                    m.host.virtualized ? " · virtual machine" : "",
                    m.host.cpu_model.empty() ? "" : " · " + esc(m.host.cpu_model));
   h += "<p class=\"headline\">" + esc(m.headline) + "</p>\n";
+  if (m.failed) {
+    h += "<p>" + esc(kFailedAdvice) + ":</p>\n<pre><code>" + esc(m.rerun) + "</code></pre>\n";
+    h += warnings(m);
+    return h + "</body>\n</html>\n";
+  }
 
   const auto& s = m.summary;
   h += "<table class=\"summary\"><tr><th>runs</th><th>mean</th><th>median</th><th>min</th><th>max</th><th>stddev</th>"
@@ -74,26 +86,31 @@ std::string render_html(const ReportModel& m) {
     h += "<table class=\"sources\"><tr><th>source</th><th>share</th><th>95 % interval</th><th>time/run</th>"
          "<th>% of run</th><th>count/run</th><th>max</th></tr>\n";
     for (const auto& r : m.sources) {
-      const bool timed = r.timed;
+      std::string interval = !r.share_low || !r.share_high ? ""
+                             : r.uncertain                 ? "uncertain"
+                                           : format_share(*r.share_low) + " – " + format_share(*r.share_high);
+      std::string time = r.inconsistent ? "inconsistent"
+                         : r.timed      ? format_duration(r.mean_time_ns) + (r.estimated ? " (est.)" : "")
+                                        : "";
       h += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       esc(r.source), m.attributable ? esc(format_share(r.share)) : "–",
-                       r.share_low && r.share_high ? esc(format_share(*r.share_low) + " – " + format_share(*r.share_high)) : "",
-                       timed ? esc(format_duration(r.mean_time_ns)) + (r.estimated ? " (est.)" : "") : "",
-                       timed ? esc(format_percent(r.pct_of_run, 2)) : "", r.kind != "remainder" ? fmt::format("{:.1f}", r.mean_count) : "",
+                       esc(r.source), m.attributable ? esc(format_share(r.share)) : "–", esc(interval), esc(time),
+                       r.timed && !r.inconsistent ? esc(format_percent(r.pct_of_run, 2)) : "",
+                       !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",
                        r.max_ns > 0 ? esc(format_duration(r.max_ns)) : "");
     }
     h += "</table>\n";
   }
-  if (!m.warnings.empty()) {
-    h += "<h2>Warnings</h2>\n<ul class=\"warn\">\n";
-    for (const auto& w : m.warnings) h += "<li>" + esc(w) + "</li>\n";
-    h += "</ul>\n";
-  }
-  if (!m.recommendations.empty()) {
-    h += "<h2>Recommendations</h2>\n<ol class=\"recommendations\">\n";
-    for (const auto& r : m.recommendations) {
+  h += warnings(m);
+  size_t n = 0;
+  for (const auto& g : m.advice) {
+    h += "<h2>" + esc(g.title) + "</h2>\n";
+    if (!g.note.empty()) h += "<p class=\"meta\">" + esc(g.note) + "</p>\n";
+    h += fmt::format("<ol class=\"recommendations\" start=\"{}\">\n", n + 1);
+    n += g.items.size();
+    for (const auto& r : g.items) {
       h += fmt::format("<li id=\"rec-{}\"><strong>{}</strong>{}{}", esc(r.id), esc(r.title),
-                       r.share > 0 ? " — addresses " + esc(format_share(r.share)) : "", r.reboot ? " (needs a reboot)" : "");
+                       r.share > 0 ? fmt::format(" — {} {}", g.up_to ? "may address up to" : "addresses", esc(format_share(r.share))) : "",
+                       r.reboot ? " (needs a reboot)" : "");
       if (!r.commands.empty()) {
         h += "<pre><code>";
         for (const auto& c : r.commands) h += esc(c) + "\n";

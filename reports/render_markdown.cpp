@@ -19,6 +19,25 @@ std::string cell(const std::string& s) {
   return out;
 }
 
+std::string interval(const SourceRow& r) {
+  if (!r.share_low || !r.share_high) return "";
+  return r.uncertain ? "uncertain" : format_share(*r.share_low) + " – " + format_share(*r.share_high);
+}
+
+std::string time(const SourceRow& r) {
+  if (r.inconsistent) return "inconsistent";
+  return r.timed ? format_duration(r.mean_time_ns) + (r.estimated ? " (est.)" : "") : "";
+}
+
+template <class Line>
+void warnings(const ReportModel& m, Line& line) {
+  if (m.warnings.empty()) return;
+  line("**Warnings**");
+  line();
+  for (const auto& w : m.warnings) line("- " + w);
+  line();
+}
+
 }  // namespace
 
 std::string render_markdown(const ReportModel& m) {
@@ -28,6 +47,17 @@ std::string render_markdown(const ReportModel& m) {
   line();
   line("**" + m.headline + "**");
   line();
+  if (m.failed) {
+    line(std::string(kFailedAdvice) + ":");
+    line();
+    line("```sh");
+    line(m.rerun);
+    line("```");
+    line();
+    warnings(m, line);
+    trim_blank_tail(out);
+    return out;
+  }
   const auto& s = m.summary;
   line(fmt::format("CPU {} · {} runs + {} warm-up{}", m.cpus, s.runs, m.warmups,
                    m.host.virtualized ? " · virtual machine" : ""));
@@ -41,29 +71,23 @@ std::string render_markdown(const ReportModel& m) {
   if (!m.sources.empty()) {
     line("| source | share of variance | 95 % interval | time/run | % of run | count/run | max |");
     line("|---|---:|---:|---:|---:|---:|---:|");
-    for (const auto& r : m.sources) {
-      const bool timed = r.timed;
+    for (const auto& r : m.sources)
       line(fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |", cell(r.source),
-                       m.attributable ? format_share(r.share) : "–",
-                       r.share_low && r.share_high ? format_share(*r.share_low) + " – " + format_share(*r.share_high) : "",
-                       timed ? format_duration(r.mean_time_ns) + (r.estimated ? " (est.)" : "") : "",
-                       timed ? format_percent(r.pct_of_run, 2) : "", r.kind != "remainder" ? fmt::format("{:.1f}", r.mean_count) : "",
+                       m.attributable ? format_share(r.share) : "–", interval(r), time(r),
+                       r.timed && !r.inconsistent ? format_percent(r.pct_of_run, 2) : "",
+                       !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",
                        r.max_ns > 0 ? format_duration(r.max_ns) : ""));
-    }
     line();
   }
-  if (!m.warnings.empty()) {
-    line("**Warnings**");
+  warnings(m, line);
+  int n = 0;
+  for (const auto& g : m.advice) {
+    line("**" + g.title + "**" + (g.note.empty() ? "" : " (" + g.note + ")"));
     line();
-    for (const auto& w : m.warnings) line("- " + w);
-    line();
-  }
-  if (!m.recommendations.empty()) {
-    line("**Recommendations**");
-    line();
-    int n = 0;
-    for (const auto& r : m.recommendations) {
-      line(fmt::format("{}. **{}**{}{}", ++n, r.title, r.share > 0 ? fmt::format(" — addresses {}", format_share(r.share)) : "",
+    for (const auto& r : g.items) {
+      // Ordered lists continue their numbering across groups (the start number is kept).
+      line(fmt::format("{}. **{}**{}{}", ++n, r.title,
+                       r.share > 0 ? fmt::format(" — {} {}", g.up_to ? "may address up to" : "addresses", format_share(r.share)) : "",
                        r.reboot ? " (needs a reboot)" : ""));
       if (!r.commands.empty()) {
         line("   ```sh");
@@ -81,7 +105,7 @@ std::string render_markdown(const ReportModel& m) {
     line();
     line("</details>");
   }
-  while (out.size() > 1 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  trim_blank_tail(out);
   return out;
 }
 

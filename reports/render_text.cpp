@@ -21,7 +21,16 @@ struct Painter {
 
 std::string interval(const SourceRow& r) {
   if (!r.share_low || !r.share_high) return "";
+  if (r.uncertain) return "uncertain";
   return fmt::format("{} – {}", format_share(*r.share_low), format_share(*r.share_high));
+}
+
+template <class Line>
+void warnings(const ReportModel& m, const Painter& paint, Line& line) {
+  if (m.warnings.empty()) return;
+  line(paint("Warnings", fmt::emphasis::bold));
+  for (const auto& w : m.warnings) line(paint("  ! ", fmt::fg(fmt::terminal_color::yellow)) + w);
+  line();
 }
 
 }  // namespace
@@ -36,6 +45,15 @@ std::string render_text(const ReportModel& m, bool color) {
                                                   m.cpus, m.summary.runs, m.warmups));
   line(paint(m.headline, bold));
   line();
+  if (m.failed) {
+    // A short report: what failed, how to see why, and the runner's own warnings.
+    line(std::string(kFailedAdvice) + ":");
+    line("  " + paint(m.rerun, fmt::fg(fmt::terminal_color::cyan)));
+    line();
+    warnings(m, paint, line);
+    trim_blank_tail(out);
+    return out;
+  }
   const auto& s = m.summary;
   line(paint("Summary", bold));
   line(fmt::format("  runs {}   mean {}   median {}   min {}   max {}   stddev {}   CV {}", s.runs,
@@ -52,11 +70,13 @@ std::string render_text(const ReportModel& m, bool color) {
     for (size_t i = 0; i < m.sources.size() && i < kTextRows; ++i) {
       const auto& r = m.sources[i];
       const bool timed = r.timed;
-      std::string time = timed ? format_duration(r.mean_time_ns) + (r.estimated ? "*" : "") : "";
+      std::string time = r.inconsistent ? "inconsistent"
+                         : timed        ? format_duration(r.mean_time_ns) + (r.estimated ? "*" : "")
+                                        : "";
       std::string row = fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>8}  {:>9}  {:>10}", r.source, w,
                                     m.attributable ? format_share(r.share) : "-", interval(r), time,
-                                    timed ? format_percent(r.pct_of_run, 2) : "",
-                                    r.kind != "remainder" ? fmt::format("{:.1f}", r.mean_count) : "",
+                                    timed && !r.inconsistent ? format_percent(r.pct_of_run, 2) : "",
+                                    !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",
                                     r.max_ns > 0 ? format_duration(r.max_ns) : "");
       line(i == 0 && m.attributable && r.share >= 0.2 ? paint(row, fmt::fg(fmt::terminal_color::red)) : row);
     }
@@ -68,16 +88,12 @@ std::string render_text(const ReportModel& m, bool color) {
     line();
   }
 
-  if (!m.warnings.empty()) {
-    line(paint("Warnings", bold));
-    for (const auto& w : m.warnings) line(paint("  ! ", fmt::fg(fmt::terminal_color::yellow)) + w);
-    line();
-  }
-  if (!m.recommendations.empty()) {
-    line(paint("Recommendations", bold) + " (ranked by the share of the variance they address)");
-    int n = 0;
-    for (const auto& r : m.recommendations) {
-      std::string share = r.share > 0 ? fmt::format("  [{}]", format_share(r.share)) : "";
+  warnings(m, paint, line);
+  int n = 0;
+  for (const auto& g : m.advice) {
+    line(paint(g.title, bold) + (g.note.empty() ? "" : " (" + g.note + ")"));
+    for (const auto& r : g.items) {
+      std::string share = r.share > 0 ? fmt::format("  [{}{}]", g.up_to ? "up to " : "", format_share(r.share)) : "";
       line(fmt::format("  {}. {}{}{}", ++n, paint(r.title, fmt::fg(fmt::terminal_color::green) | bold), share,
                        r.reboot ? "  (reboot)" : ""));
       for (const auto& c : r.commands) line("       " + paint(c, fmt::fg(fmt::terminal_color::cyan)));
@@ -89,7 +105,7 @@ std::string render_text(const ReportModel& m, bool color) {
     line(paint("Not measured", bold));
     for (const auto& u : m.unavailable) line(fmt::format("  {}: {}", u.probe, u.reason));
   }
-  while (out.size() > 1 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  trim_blank_tail(out);
   return out;
 }
 

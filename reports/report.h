@@ -1,10 +1,11 @@
 // The report engine's entry points: what the runner and `noisewatch report` call.
-// analyze() explains a run record (attribution, patterns, advice); render() turns the analyzed
-// record into one output format. Everything else in reports/ is an implementation detail.
+// analyze() explains a run record (attribution, patterns, advice); render() turns the record and
+// its analysis into one output format. Everything else in reports/ is an implementation detail.
 #pragma once
 #include <string>
 
 #include "record/run_record.h"
+#include "reports/analysis.h"
 
 namespace nw::report {
 
@@ -13,13 +14,19 @@ enum class Format { text, json, markdown, html };
 // Throws nw::Error for an unknown name.
 Format parse_format(const std::string& name);
 
-// Fills rec.summary, rec.attribution, rec.recommendations, rec.warnings (the engine's own; any
-// warnings the runner put there are kept) and rec.report (the engine's extra evidence).
-// Idempotent: analyzing an analyzed record changes nothing.
-void analyze(RunRecord& rec);
+// A pure function of the record's measurements. Whatever an earlier analysis left in the record
+// (attribution, recommendations, report, its warnings) is ignored and replaced, so analysing a
+// saved report gives the same result as analysing the run that wrote it.
+Analysis analyze(const RunRecord& rec);
 
-// Pure function of the record: the whole report in one format. `color` only matters for text.
-// A record that was never analyzed is analyzed on a copy first.
+// The whole report in one format. `color` only matters for text. JSON is the run document of
+// docs/contracts.md: the record with the analysis in its summary, attribution, recommendations,
+// warnings and report fields.
+std::string render(const RunRecord& rec, const Analysis& a, Format f, bool color);
+// analyze() and render() in one, for a single format.
 std::string render(const RunRecord& rec, Format f, bool color);
+
+// The run document as JSON (what --format json and --json write).
+nlohmann::json run_document(const RunRecord& rec, const Analysis& a);
 
 }  // namespace nw::report

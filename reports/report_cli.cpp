@@ -28,7 +28,6 @@ int run_report(const ReportOptions& o) {
   } catch (const std::runtime_error& e) {
     throw Error(fmt::format("{} (pass a RUN.json written by `noisewatch --json`)", e.what()));
   }
-  report::analyze(rec);
   bool to_file = !o.output.empty() && o.output != "-";
   // Colour only for a person at a terminal, and never when NO_COLOR is set (no-color.org).
   bool color = !to_file && isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;

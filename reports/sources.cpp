@@ -8,6 +8,8 @@ namespace nw::report {
 
 namespace {
 
+// Sources the probes may only count. A record whose entries of one of them carry time (the
+// measured fault time of newer probes) makes it time-valued: see collect_sources.
 bool is_count_source(const std::string& s) { return s == "migration" || s == "fault"; }
 
 // Keeps the first value of each detail key; distinct pids are collected because a comm can be
@@ -55,8 +57,10 @@ std::string benchmark_comm(const RunRecord& rec) {
 Group group_of(const std::string& source, const std::string& bench_comm) {
   if (source == "unexplained") return Group::unexplained;
   if (source == "blocking" || source == "fault") return Group::workload;
-  // The benchmark's own threads preempting each other is the workload's doing, not the OS's.
+  // The benchmark's own threads competing for its CPUs is the workload's doing, not the OS's.
   auto cat = category_of(source);
+  if (cat == "contention") return Group::workload;
+  // Older records named that `preemption:<benchmark comm>`.
   if (cat == "preemption" && !bench_comm.empty() && name_of(source) == bench_comm) return Group::workload;
   return Group::machine;
 }
@@ -75,6 +79,7 @@ bool is_kernel_thread(const std::string& comm) {
 std::string describe_source(const std::string& source) {
   auto cat = category_of(source), name = name_of(source);
   if (cat == "preemption") return "preemption by " + name;
+  if (cat == "contention") return "the benchmark's own threads competing for its CPUs (" + name + ")";
   if (source == "irq:local_timer") return "the timer tick (irq:local_timer)";
   if (cat == "irq") return "IRQ " + name;
   if (cat == "softirq") return "softirq " + name;
@@ -85,7 +90,7 @@ std::string describe_source(const std::string& source) {
   if (source == "frequency") return "CPU frequency changes";
   if (source == "migration") return "migrations between CPUs";
   if (source == "fault") return "page faults";
-  if (source == "blocking") return "the benchmark's own blocking (I/O, sleeps)";
+  if (source == "blocking") return "the benchmark's own blocking (I/O, sleeps, waits outside it)";
   if (source == "unexplained") return "sources the probes cannot see (unexplained)";
   return source;
 }
@@ -99,12 +104,17 @@ RunMatrix collect_sources(const RunRecord& rec) {
     m.wall_ns.push_back(double(r->wall_ns));
   }
 
+  // A count source whose entries carry time anywhere in the record was measured as time.
+  std::set<std::string> timed;
+  for (const auto* r : runs)
+    for (const auto& e : r->noise)
+      if (e.time_ns > 0) timed.insert(e.source);
   std::map<std::string, SourceSeries> by_name;
   auto series = [&](const std::string& name) -> SourceSeries& {
     auto& s = by_name[name];
     if (s.name.empty()) {
       s.name = name;
-      s.kind = is_count_source(name) ? Kind::count : Kind::time;
+      s.kind = is_count_source(name) && !timed.count(name) ? Kind::count : Kind::time;
       s.time_ns.assign(n, 0.0);
       s.count.assign(n, 0.0);
     }
@@ -120,6 +130,9 @@ RunMatrix collect_sources(const RunRecord& rec) {
       s.count[i] += double(e.count);
       s.max_ns = std::max(s.max_ns, double(e.max_ns));
       merge_detail(s.detail, e.detail);
+      if (e.source == "fault" && e.detail.is_object() && e.detail.contains("major") &&
+          e.detail["major"].is_number() && e.detail["major"].get<double>() > 0)
+        s.major_faults = true;
       has_steal_entry |= e.source == "steal";
       has_migration_entry |= e.source == "migration";
       has_fault_entry |= e.source == "fault";
@@ -145,9 +158,12 @@ RunMatrix collect_sources(const RunRecord& rec) {
     auto& s = series("fault");
     for (size_t i = 0; i < n; ++i) s.count[i] = double(runs[i]->minor_faults + runs[i]->major_faults);
   }
+  if (by_name.count("fault") && any([](const RunSample& r) { return r.major_faults; }))
+    by_name["fault"].major_faults = true;
   if (!has_steal_entry && by_name.count("steal")) by_name["steal"].detail["from"] = "steal_ns";
 
-  // Frequency model: the benchmark's own compute time B = T - stolen - blocking scales as 1/f,
+  // Frequency model: the benchmark's own compute time B = T - stolen - blocking scales as 1/f
+  // (measured fault time is the benchmark's own kernel work: it scales too, so it stays in B),
   // so at the fastest run's frequency f_ref it would have taken B * f / f_ref; the difference
   // B * (1 - f / f_ref) is time lost to running slower. Only when every run has a frequency.
   bool all_khz = n > 0 && std::all_of(runs.begin(), runs.end(), [](const RunSample* r) {
@@ -160,7 +176,7 @@ RunMatrix collect_sources(const RunRecord& rec) {
     for (size_t i = 0; i < n; ++i) {
       double other = 0;
       for (const auto& [name, src] : by_name)
-        if (src.kind == Kind::time && name != "frequency") other += src.time_ns[i];
+        if (src.kind == Kind::time && name != "frequency" && name != "fault") other += src.time_ns[i];
       double busy = std::max(0.0, m.wall_ns[i] - other);
       s.time_ns[i] = busy * (1.0 - *runs[i]->mean_khz / f_ref);
       s.count[i] = 0;

@@ -12,8 +12,8 @@ namespace nw::report {
 
 // How a source's per-run value turns into time.
 enum class Kind {
-  time,   // the probes measured the time it took (preemption, irq, steal, ...)
-  count,  // only events are counted (migration, fault): cost per event is estimated
+  time,   // the probes measured the time it took (preemption, irq, steal, fault in new records, ...)
+  count,  // only events are counted (migration; fault in older records): cost per event is estimated
 };
 
 // Who is responsible for a source's variance.
@@ -25,6 +25,7 @@ struct SourceSeries {
   std::vector<double> time_ns;  // per measured run; 0 where the source did not occur
   std::vector<double> count;    // per measured run
   double max_ns = 0;            // longest single event over the measured runs
+  bool major_faults = false;    // `fault` only: some measured run had a major fault
   nlohmann::json detail = nlohmann::json::object();  // e.g. {"pid": 42}, {"irq": 24}
 };
 
@@ -44,6 +45,7 @@ std::string name_of(const std::string& source);      // "preemption:x" -> "x"
 std::string benchmark_comm(const RunRecord& rec);
 Group group_of(const std::string& source, const std::string& bench_comm);
 // Human phrase for headlines: "preemption by stress-ng", "IRQ virtio1-req.0", ...
+// A `contention:` source is the benchmark's own threads and is never called preemption.
 std::string describe_source(const std::string& source);
 // Kernel threads cannot be stopped; they are moved or isolated instead.
 bool is_kernel_thread(const std::string& comm);

@@ -26,4 +26,8 @@ std::string format_share(double fraction) {
   return fmt::format("{:.0f} %", v);
 }
 
+void trim_blank_tail(std::string& doc) {
+  while (doc.size() > 1 && doc[doc.size() - 1] == '\n' && doc[doc.size() - 2] == '\n') doc.pop_back();
+}
+
 }  // namespace nw::report

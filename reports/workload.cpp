@@ -12,20 +12,21 @@
 
 namespace nw::report {
 
-WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const AttributionResult& a,
-                             const std::vector<double>& residual, double var_t) {
+WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const AttributionResult& a) {
   WorkloadSplit w;
   for (const auto& row : a.rows) {
-    auto g = row.extra.is_object() ? row.extra.value("group", "machine") : "machine";
-    if (g == "unexplained") w.unexplained += row.share;
-    else if (g == "workload") w.workload += row.share;
+    if (row.group == Group::unexplained) w.unexplained += row.share;
+    else if (row.group == Group::workload) w.workload += row.share;
     else w.machine += row.share;
   }
+  // The remainder U of the final decomposition, with refused count fits left in it.
+  const auto& residual = a.residual;
+  const double var_t = a.var_t;
   auto runs = rec.measured();
   std::vector<double> cpu, instr;
   bool all_instr = !runs.empty();
   for (const auto* r : runs) {
-    cpu.push_back(double(r->user_ns + r->sys_ns));
+    cpu.push_back(double(r->own_cpu_ns()));
     auto it = r->counters.find("instructions");
     if (it == r->counters.end()) all_instr = false;
     else instr.push_back(it->second.value);
@@ -51,14 +52,6 @@ WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const Att
   else if (w.unexplained >= 0.5) w.verdict = "unexplained";
   else w.verdict = "mixed";
   return w;
-}
-
-nlohmann::json to_json(const WorkloadSplit& w) {
-  nlohmann::json j = {{"machine", w.machine}, {"workload", w.workload}, {"unexplained", w.unexplained},
-                      {"cpu_time_cv", w.cpu_time_cv}, {"verdict", w.verdict}};
-  if (w.instructions_cv) j["instructions_cv"] = *w.instructions_cv;
-  if (w.instructions_share) j["instructions_share"] = *w.instructions_share;
-  return j;
 }
 
 }  // namespace nw::report

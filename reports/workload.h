@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "record/run_record.h"
 #include "reports/attribution.h"
 #include "reports/sources.h"
@@ -18,13 +16,10 @@ struct WorkloadSplit {
   double unexplained = 0;  // what is left of `unexplained` after the instruction count
   std::optional<double> instructions_cv;     // run-to-run CV of retired instructions
   std::optional<double> instructions_share;  // part of `unexplained` that follows instructions
-  double cpu_time_cv = 0;                    // CV of user + sys time
+  double cpu_time_cv = 0;                    // CV of the benchmark's own CPU time (RunSample::own_cpu_ns)
   std::string verdict;                       // "machine" | "workload" | "mixed" | "unexplained" | "none"
 };
 
-// `residual` is the unexplained remainder per run (Decomposition::residual) of the same runs.
-WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const AttributionResult& a,
-                             const std::vector<double>& residual, double var_t);
-nlohmann::json to_json(const WorkloadSplit& w);
+WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const AttributionResult& a);
 
 }  // namespace nw::report

@@ -57,7 +57,7 @@ void register_compare(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("compare", "compare two runs: is a regression the code, or noise?");
   auto args = std::make_shared<CompareArgs>();
   sub->add_option("BASE", args->base,
-                  "baseline: noisewatch run report, Google Benchmark, hyperfine or pyperf JSON")
+                  "baseline: noisewatch run report, Google Benchmark, hyperfine or pyperf JSON (or .json.gz)")
       ->required();
   sub->add_option("NEW", args->next, "the run to judge, same kinds of file as BASE")->required();
   sub->add_option("--format", args->format, "text (default) | json | markdown")
@@ -67,8 +67,19 @@ void register_compare(CLI::App& app, Action& action) {
                   "PERCENT: smaller changes count as no-change even when significant (default 1)")
       ->check(CLI::Range(0.0, 1000.0));
   sub->add_option("--fail-above", args->fail_above,
-                  "PERCENT: exit 1 when NEW is significantly slower by more than this")
+                  "PERCENT: exit 1 when NEW is significantly slower by more than this (with fewer than 2 "
+                  "runs on a side: when the ratio alone is above it)")
       ->check(CLI::Range(0.0, 1e6));
+  sub->footer(
+      "Examples:\n"
+      "  noisewatch compare base.json new.json --fail-above 2        # noisewatch run reports\n"
+      "  noisewatch compare old/bench.json new/bench.json            # Google Benchmark --benchmark_out\n"
+      "  noisewatch compare py311.json.gz py312.json.gz --format markdown   # pyperf, for a PR comment\n"
+      "  noisewatch compare a.json b.json --format json -o cmp.json  # hyperfine --export-json\n"
+      "\n"
+      "Benchmarks are matched by name. Each is tested with Mann-Whitney U (exact up to 50 runs a side\n"
+      "without ties), Holm-adjusted across the file; fewer than 2 runs on a side is 'inconclusive'.\n"
+      "Exit 0, or 1 when --fail-above is exceeded; 125 for unreadable or invalid input.");
   sub->callback([&action, args] { action = [args]() -> int { return run_compare(*args); }; });
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "compare/cpu_time.h"
 #include "compare/noise_diff.h"
 
 namespace nw::compare {
@@ -70,14 +71,21 @@ std::string on_cpus(const std::vector<int>& cpus) {
 // The interval in the words of the sentence: as a slowdown or speed-up when the verdict has a
 // direction, signed when it straddles no change.
 std::string interval_percent(const TimingResult& t, double level) {
-  if (!t.ci_bounded) return "no interval: too few runs";
+  if (!t.ci_bounded) return "no CI: too few runs";
   double lo = (t.ci_low - 1) * 100, hi = (t.ci_high - 1) * 100;
   if (t.verdict == Verdict::slower) return fmt::format("{:.0f} % CI {:.1f}–{:.1f} %", level, lo, hi);
   if (t.verdict == Verdict::faster) return fmt::format("{:.0f} % CI {:.1f}–{:.1f} %", level, -hi, -lo);
   return fmt::format("{:.0f} % CI {:+.1f} to {:+.1f} %", level, lo, hi);
 }
 
-std::string p_text(double p) { return p < 0.001 ? "p < 0.001" : fmt::format("p = {:.3f}", p); }
+std::string p_number(double p) { return p < 0.001 ? "< 0.001" : fmt::format("= {:.3f}", p); }
+
+// The raw p, and Holm's adjusted one when several benchmarks were tested together.
+std::string p_text(const TimingResult& t, size_t family) {
+  std::string out = "p " + p_number(t.p_value);
+  if (family > 1) out += fmt::format(", Holm-adjusted over {} benchmarks {}", family, p_number(t.p_adjusted));
+  return out;
+}
 
 std::vector<const NoiseChange*> material(const BenchmarkComparison& c, int direction) {
   std::vector<const NoiseChange*> out;
@@ -87,11 +95,11 @@ std::vector<const NoiseChange*> material(const BenchmarkComparison& c, int direc
   return out;
 }
 
-std::string changed_timing(const BenchmarkComparison& c, double level) {
+std::string changed_timing(const BenchmarkComparison& c, double level, size_t family) {
   const auto& t = c.timing;
   bool slower = t.verdict == Verdict::slower;
   std::string head = fmt::format("NEW is {:.1f} % {} ({}, {})", std::fabs(t.change_percent()),
-                                 slower ? "slower" : "faster", interval_percent(t, level), p_text(t.p_value));
+                                 slower ? "slower" : "faster", interval_percent(t, level), p_text(t, family));
   if (!c.has_noise)
     return head + "; there is no noise data to compare (that needs noisewatch run reports on both sides).";
   const char* change = slower ? "slowdown" : "speed-up";
@@ -117,22 +125,47 @@ std::string changed_timing(const BenchmarkComparison& c, double level) {
                      "benchmark.", head, explained, what, total - explained);
 }
 
-std::string unchanged_timing(const BenchmarkComparison& c, const Options& o, double level) {
+std::string unchanged_timing(const BenchmarkComparison& c, const Options& o, double level, size_t family) {
   const auto& t = c.timing;
+  std::string what = fmt::format("NEW is {:.1f} % {} ({}, {})", std::fabs(t.change_percent()),
+                                 t.ratio >= 1 ? "slower" : "faster", interval_percent(t, level), p_text(t, family));
   std::string head;
   if (t.significant)
-    head = fmt::format("No change beyond the {:g} % threshold: NEW is {:.1f} % {} ({}, {})", o.threshold_percent,
-                       std::fabs(t.change_percent()), t.ratio >= 1 ? "slower" : "faster",
-                       interval_percent(t, level), p_text(t.p_value));
+    head = fmt::format("No change beyond the {:g} % threshold: {}", o.threshold_percent, what);
+  else if (t.p_value < o.alpha)  // significant alone, not once every benchmark's chance is counted
+    head = "No significant change once all the benchmarks are taken together: " + what;
   else
-    head = fmt::format("No significant change: NEW is {:.1f} % {} ({}, {})", std::fabs(t.change_percent()),
-                       t.ratio >= 1 ? "slower" : "faster", interval_percent(t, level), p_text(t.p_value));
+    head = "No significant change: " + what;
   auto changed = material(c, 0);
   if (!c.has_noise || changed.empty()) return head + ".";
   double hidden = 0;
   for (const auto* n : changed) hidden += std::fabs(n->change_points);
   return fmt::format("{}; but the noise changed ({} in NEW), which may hide a change of up to {:.1f} points.",
                      head, list_changes(changed), hidden);
+}
+
+std::string inconclusive_timing(const BenchmarkComparison& c) {
+  const auto& t = c.timing;
+  return fmt::format("Inconclusive: {} run{} in BASE and {} in NEW, so no test is possible; on those alone NEW is "
+                     "{:.1f} % {} (NEW/BASE {:.4g}), which cannot be told from noise. Rerun with {} or more.",
+                     c.base.runs, c.base.runs == 1 ? "" : "s", c.next.runs, std::fabs(t.change_percent()),
+                     t.ratio >= 1 ? "slower" : "faster", t.ratio, c.rerun_hint);
+}
+
+// Wall and CPU time pointing different ways say what kind of change it is.
+std::string cpu_sentence(const BenchmarkComparison& c, const Options& o) {
+  if (!c.cpu || !c.cpu->disagrees) return {};
+  const auto& t = c.cpu->timing;
+  std::string moved = direction(t, o) == 0 ? fmt::format("did not change ({:+.1f} %", t.change_percent())
+                                           : fmt::format("{} {:.1f} % (", t.ratio > 1 ? "rose" : "fell",
+                                                         std::fabs(t.change_percent()));
+  std::string test = t.tested ? "p " + p_number(t.p_adjusted) : "no test";
+  std::string sep = direction(t, o) == 0 ? ", " : "";
+  const char* sign = direction(c.timing, o) > direction(t, o)
+                         ? "wall time that CPU time does not account for is waiting (preemption, I/O, locks, "
+                           "sleep), not computing"
+                         : "more CPU time per wall time is more threads computing, or less waiting";
+  return fmt::format(" CPU time ({}) {}{}{}): {}.", c.cpu->basis, moved, sep, test, sign);
 }
 
 }  // namespace
@@ -154,19 +187,24 @@ std::string describe_source(const std::string& source) {
 }
 
 double explained_points(const BenchmarkComparison& c) {
-  if (!c.has_noise || c.timing.verdict == Verdict::no_change) return 0;
+  bool changed = c.timing.verdict == Verdict::slower || c.timing.verdict == Verdict::faster;
+  if (!c.has_noise || !changed) return 0;
   double sum = 0;
   for (const auto* n : material(c, c.timing.verdict == Verdict::slower ? 1 : -1)) sum += std::fabs(n->change_points);
   return sum;
 }
 
-std::string explain(const BenchmarkComparison& c, const Options& options) {
+std::string explain(const BenchmarkComparison& c, const Options& options, size_t family) {
   double level = (1 - options.alpha) * 100;
-  std::string s = c.timing.verdict == Verdict::no_change ? unchanged_timing(c, options, level)
-                                                          : changed_timing(c, level);
-  if (c.few_runs)
-    s += fmt::format(" With {} runs per side the test means little: rerun with --runs 20 or more.",
-                     std::min(c.base.runs, c.next.runs));
+  if (c.timing.verdict == Verdict::inconclusive) return inconclusive_timing(c) + cpu_sentence(c, options);
+  std::string s = c.timing.verdict == Verdict::no_change ? unchanged_timing(c, options, level, family)
+                                                          : changed_timing(c, level, family);
+  s += cpu_sentence(c, options);
+  if (c.few_runs) {
+    std::string runs = c.base.runs == c.next.runs ? fmt::format("{} runs per side", c.base.runs)
+                                                  : fmt::format("{} BASE and {} NEW runs", c.base.runs, c.next.runs);
+    s += fmt::format(" With {} the test means little: rerun with {} or more.", runs, c.rerun_hint);
+  }
   return s;
 }
 

@@ -14,6 +14,7 @@ std::string describe_source(const std::string& source);
 // BASE's median); 0 when the timing did not change or there is no noise data.
 double explained_points(const BenchmarkComparison& c);
 
-std::string explain(const BenchmarkComparison& c, const Options& options);
+// `family`: how many benchmarks were tested together (Holm's correction), 1 for a single one.
+std::string explain(const BenchmarkComparison& c, const Options& options, size_t family = 1);
 
 }  // namespace nw::compare

@@ -1,6 +1,7 @@
 #include "compare/host_diff.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <set>
 
@@ -38,7 +39,25 @@ std::optional<double> mean_mhz(const RunRecord& rec) {
 // Frequency is only worth a line when it moved more than this fraction (turbo, governor, thermal).
 constexpr double kFrequencyTolerance = 0.02;
 
+bool same_value(const HostField& a, const HostField& b) {
+  if (a.value == b.value) return true;
+  if (a.tolerance <= 0) return false;
+  char* end_a = nullptr;
+  char* end_b = nullptr;
+  double x = std::strtod(a.value.c_str(), &end_a), y = std::strtod(b.value.c_str(), &end_b);
+  if (*end_a || *end_b || end_a == a.value.c_str() || end_b == b.value.c_str()) return false;
+  return std::fabs(y - x) <= a.tolerance * std::fabs(x);
+}
+
 }  // namespace
+
+std::vector<HostDifference> diff_host_fields(const std::vector<HostField>& base, const std::vector<HostField>& next) {
+  std::vector<HostDifference> out;
+  for (const auto& b : base)
+    for (const auto& n : next)
+      if (b.field == n.field && !same_value(b, n)) out.push_back({b.field, b.value, n.value});
+  return out;
+}
 
 std::vector<HostDifference> diff_hosts(const RunRecord& base, const RunRecord& next) {
   std::vector<HostDifference> out;

@@ -2,6 +2,7 @@
 #pragma once
 #include <vector>
 
+#include "compare/input.h"
 #include "compare/model.h"
 #include "record/run_record.h"
 
@@ -11,5 +12,9 @@ namespace nw::compare {
 // pinning that differ, the benchmark CPUs' mean frequency when it moved, plus probes unavailable
 // on one side only (their noise is missing there).
 std::vector<HostDifference> diff_hosts(const RunRecord& base, const RunRecord& next);
+
+// The machine descriptions of foreign formats (Google Benchmark's context, pyperf's metadata):
+// every field present on both sides whose values differ (numbers beyond the field's tolerance).
+std::vector<HostDifference> diff_host_fields(const std::vector<HostField>& base, const std::vector<HostField>& next);
 
 }  // namespace nw::compare

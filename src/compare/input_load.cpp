@@ -10,6 +10,7 @@
 
 #include "cli/errors.h"
 #include "compare/input.h"
+#include "compare/input_text.h"
 
 namespace nw::compare {
 
@@ -69,10 +70,10 @@ InputFile parse_input(const json& j, const std::string& label) {
   in.format = detect(j, label);
   try {
     switch (in.format) {
-      case InputFormat::noisewatch: in.benchmarks = parse_noisewatch(j, in.notes); break;
-      case InputFormat::google_benchmark: in.benchmarks = parse_google_benchmark(j, in.notes); break;
-      case InputFormat::hyperfine: in.benchmarks = parse_hyperfine(j, in.notes); break;
-      case InputFormat::pyperf: in.benchmarks = parse_pyperf(j, in.notes); break;
+      case InputFormat::noisewatch: in.benchmarks = parse_noisewatch(j, in); break;
+      case InputFormat::google_benchmark: in.benchmarks = parse_google_benchmark(j, in); break;
+      case InputFormat::hyperfine: in.benchmarks = parse_hyperfine(j, in); break;
+      case InputFormat::pyperf: in.benchmarks = parse_pyperf(j, in); break;
     }
   } catch (const Error& e) {
     throw Error(fmt::format("{} ({} JSON): {}", label, format_name(in.format), e.what()));
@@ -81,8 +82,8 @@ InputFile parse_input(const json& j, const std::string& label) {
     throw Error(fmt::format("{} ({} JSON): {}", label, format_name(in.format), e.what()));
   }
   if (in.benchmarks.empty())
-    throw Error(fmt::format("{} ({} JSON) contains no benchmark with measured repetitions", label,
-                            format_name(in.format)));
+    throw Error(fmt::format("{} ({} JSON) contains no benchmark with measured repetitions{}", label,
+                            format_name(in.format), in.notes.empty() ? "" : ": " + in.notes.front()));
   std::set<std::string> seen;
   for (const auto& b : in.benchmarks) {
     if (b.times_ns.empty())
@@ -94,26 +95,35 @@ InputFile parse_input(const json& j, const std::string& label) {
   return in;
 }
 
-InputFile parse_input_text(std::string_view text, const std::string& label) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(fmt::format("{} is not valid JSON (byte {}): pass a benchmark report file", label, e.byte));
-  } catch (const json::exception&) {
-    // e.g. a number literal beyond double range (out_of_range.406)
-    throw Error(fmt::format("{} is not JSON that noisewatch can read (a number is out of range)", label));
-  }
-  return parse_input(j, label);
+InputFile parse_input_text(std::string_view bytes, const std::string& label) {
+  return parse_input(parse_json_allowing_nonfinite(decode_input_bytes(bytes, label), label), label);
 }
 
 InputFile load_input(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
   if (in.bad()) throw Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  return parse_input_text(text.str(), path);
+  return parse_input_text(bytes.str(), path);
+}
+
+std::string join_names(const std::vector<std::string>& names, size_t shown) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < shown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > shown) out += fmt::format(" and {} more", names.size() - shown);
+  return out;
+}
+
+std::string rerun_hint(InputFormat f, size_t runs) {
+  switch (f) {
+    case InputFormat::noisewatch: return fmt::format("--runs {}", runs);
+    case InputFormat::google_benchmark: return fmt::format("--benchmark_repetitions={}", runs);
+    case InputFormat::hyperfine: return fmt::format("--runs {}", runs);
+    // pyperf's values are processes x values per process; its defaults are 20 x 3.
+    case InputFormat::pyperf: return fmt::format("--processes {} --values 3", runs);
+  }
+  return {};
 }
 
 }  // namespace nw::compare

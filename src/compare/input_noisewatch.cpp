@@ -23,21 +23,32 @@ std::string benchmark_name(const std::vector<std::string>& command) {
 
 }  // namespace
 
-std::vector<Benchmark> parse_noisewatch(const json& j, std::vector<std::string>& notes) {
+std::vector<Benchmark> parse_noisewatch(const json& j, InputFile& in) {
   RunRecord rec;
   try {
     rec = run_record_from_json(j);
   } catch (const std::exception& e) {
     throw Error(e.what());
   }
-  Benchmark b{benchmark_name(rec.command), {}, std::nullopt};
+  // The probe's CPU time of the benchmark itself (cpu_ns, less the interrupt time the scheduler
+  // counted in it) where every measured run has it; records of older versions have only
+  // getrusage()'s user + sys, which also holds noisewatch's own pre-exec work in the child.
+  bool probe_cpu = !rec.measured().empty();
+  for (const auto* run : rec.measured()) probe_cpu = probe_cpu && run->cpu_ns.has_value();
+  Benchmark b{benchmark_name(rec.command), {}, std::nullopt, {}, std::nullopt, probe_cpu ? "cpu_ns" : "user+sys"};
   int failed = 0;
+  bool all_cpu = true;  // a report from a kernel without rusage times has 0 there
   for (const auto* run : rec.measured()) {
     b.times_ns.push_back(checked_time_ns(double(run->wall_ns), 1, fmt::format("runs[{}].wall_ns", run->index)));
+    double cpu = probe_cpu ? double(*run->cpu_ns) - double(run->cpu_irq_ns.value_or(0))
+                           : double(run->user_ns) + double(run->sys_ns);
+    all_cpu = all_cpu && cpu > 0;
+    b.cpu_ns.push_back(cpu);
     if (run->exit_status != 0) ++failed;
   }
+  if (!all_cpu) b.cpu_ns.clear();
   if (b.times_ns.empty()) throw Error("the report has no measured (non-warm-up) runs");
-  if (failed > 0) notes.push_back(fmt::format("{} measured run(s) exited non-zero", failed));
+  if (failed > 0) in.notes.push_back(fmt::format("{} measured run(s) exited non-zero", failed));
   b.record = std::move(rec);
   std::vector<Benchmark> out;
   out.push_back(std::move(b));

@@ -1,5 +1,6 @@
 // pyperf JSON (python -m pyperf ... -o FILE): benchmarks[].runs[].values, in seconds per loop.
 // The first runs are often calibration runs with warmups only: they carry no values and are skipped.
+// pyperf records wall time only (no CPU time); its metadata describes the machine.
 #include <fmt/format.h>
 
 #include "cli/errors.h"
@@ -22,11 +23,22 @@ std::string metadata_string(const json& bench, const json& file, const char* key
   return {};
 }
 
+// The machine as pyperf describes it in the file's common metadata.
+void read_host(const json& j, InputFile& in) {
+  auto md = j.find("metadata");
+  if (md == j.end() || !md->is_object()) return;
+  for (const char* key : {"hostname", "cpu_model_name", "cpu_count", "cpu_config", "platform", "aslr"}) {
+    auto it = md->find(key);
+    if (it == md->end() || it->is_null()) continue;
+    in.host.push_back({key, it->is_string() ? it->get<std::string>() : it->dump()});
+  }
+}
+
 }  // namespace
 
-std::vector<Benchmark> parse_pyperf(const json& j, std::vector<std::string>& notes) {
-  (void)notes;
+std::vector<Benchmark> parse_pyperf(const json& j, InputFile& in) {
   const json& benches = j.at("benchmarks");
+  read_host(j, in);
   std::vector<Benchmark> out;
   for (size_t i = 0; i < benches.size(); ++i) {
     const json& b = benches[i];
@@ -39,7 +51,8 @@ std::vector<Benchmark> parse_pyperf(const json& j, std::vector<std::string>& not
       throw Error(fmt::format("benchmark \"{}\" measures {}, not time", name, unit));
     auto runs = b.find("runs");
     if (runs == b.end() || !runs->is_array()) throw Error(where + " has no \"runs\" array");
-    Benchmark out_b{name, {}, std::nullopt};
+    Benchmark out_b;
+    out_b.name = name;
     for (size_t r = 0; r < runs->size(); ++r) {
       const json& run = (*runs)[r];
       if (!run.is_object()) throw Error(fmt::format("{}.runs[{}] is not an object", where, r));

@@ -8,8 +8,9 @@
 
 namespace nw::compare {
 
-enum class Verdict { slower, faster, no_change };
-std::string_view verdict_name(Verdict v);  // "slower" | "faster" | "no-change" (JSON contract)
+// inconclusive: fewer than 2 runs on a side, so no test is possible (the ratio is still shown).
+enum class Verdict { slower, faster, no_change, inconclusive };
+std::string_view verdict_name(Verdict v);  // "slower" | "faster" | "no-change" | "inconclusive" (JSON contract)
 
 struct Options {
   double threshold_percent = 1.0;           // changes inside +-threshold are "no-change"
@@ -22,11 +23,22 @@ struct TimingResult {
   Verdict verdict = Verdict::no_change;
   double ratio = 1;                    // NEW/BASE of the medians (the JSON contract's "ratio")
   double ci_low = 1, ci_high = 1;      // Hodges-Lehmann (Moses) interval of the ratio
-  bool ci_bounded = true;              // false: too few runs for a (1 - alpha) interval
+  bool ci_bounded = false;             // false: no (1 - alpha) interval exists (too few runs); ci is null
   double hl_ratio = 1;                 // Hodges-Lehmann point estimate of the ratio
-  double p_value = 1;                  // two-sided Mann-Whitney U
-  bool significant = false;            // p < alpha
+  bool tested = false;                 // at least 2 runs per side, so a test was run
+  double p_value = 1;                  // two-sided Mann-Whitney U (meaningless unless tested)
+  bool exact = false;                  // p from the exact distribution, else the normal approximation
+  double p_adjusted = 1;               // Holm-adjusted across the comparison's benchmarks
+  bool significant = false;            // p_adjusted < alpha
   double change_percent() const { return (ratio - 1) * 100; }
+};
+
+// CPU time (user + system) compared like wall time, where the inputs carry it.
+struct CpuComparison {
+  std::string basis;     // what was compared: "cpu_time", "user+sys", "user+system means"
+  TimingResult timing;   // untested (inconclusive) when only means are known (hyperfine)
+  bool means_only = false;  // a ratio of means: the input keeps no per-run CPU time
+  bool disagrees = false;  // points another way than wall time: worth a line in the text
 };
 
 struct SampleSummary {
@@ -50,7 +62,9 @@ struct BenchmarkComparison {
   std::string name;
   SampleSummary base, next;      // `next` is NEW (`new` is a keyword)
   TimingResult timing;
+  std::optional<CpuComparison> cpu;
   bool few_runs = false;         // fewer than kFewRuns repetitions on a side
+  std::string rerun_hint;        // "--benchmark_repetitions=20": more runs, in the input tool's terms
   bool has_noise = false;        // both sides are noisewatch reports
   std::vector<NoiseChange> noise_diff;  // by decreasing |change|
   double noise_explained_points = 0;    // material noise changes in the direction of the timing change
@@ -58,10 +72,18 @@ struct BenchmarkComparison {
   std::vector<int> base_cpus, new_cpus;
   std::string explanation;              // the verdict sentence
   bool fail_above_exceeded = false;
+  bool fail_above_untested = false;     // the gate judged the ratio alone: no test was possible
 };
 
 struct HostDifference {
   std::string field, base, next;
+};
+
+struct Summary {
+  size_t benchmarks = 0, slower = 0, faster = 0, no_change = 0, inconclusive = 0;
+  double geomean_ratio = 1;  // geometric mean of every benchmark's NEW/BASE
+  size_t tested = 0;         // benchmarks with a test: the size of the Holm family
+  size_t exact = 0;          // of those, tested with the exact distribution
 };
 
 struct Comparison {
@@ -69,15 +91,19 @@ struct Comparison {
   std::string base_format, new_format;
   Options options;
   std::vector<BenchmarkComparison> benchmarks;  // in BASE's order; never empty
+  Summary summary;
   size_t headline = 0;                          // the benchmark the top-level verdict is about
   std::vector<HostDifference> host_diff;
   std::vector<std::string> warnings;
 
   const BenchmarkComparison& top() const { return benchmarks.at(headline); }
   bool fail_above_exceeded() const;
+  bool fail_above_untested() const;  // some benchmark exceeded the gate on its ratio alone
 };
 
 // The anchors (google/benchmark, pyperf) warn below this many repetitions.
 inline constexpr size_t kFewRuns = 9;
+// Below this many runs on a side no test is possible: the verdict is inconclusive.
+inline constexpr size_t kMinTestRuns = 2;
 
 }  // namespace nw::compare

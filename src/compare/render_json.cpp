@@ -7,12 +7,34 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-json interval(const TimingResult& t) { return json::array({t.ci_low, t.ci_high}); }
+// No interval (too few runs for the level) and no test (fewer than 2 runs a side) are null, never
+// a number that looks like a result.
+json interval(const TimingResult& t) { return t.ci_bounded ? json::array({t.ci_low, t.ci_high}) : json(nullptr); }
+json tested_number(const TimingResult& t, double v) { return t.tested ? json(v) : json(nullptr); }
+json method(const TimingResult& t) {
+  return t.tested ? json(t.exact ? "exact" : "normal-approximation") : json(nullptr);
+}
 
 json timing_json(const TimingResult& t) {
-  return {{"verdict", verdict_name(t.verdict)}, {"ratio", t.ratio},          {"ci", interval(t)},
-          {"ci_bounded", t.ci_bounded},        {"hl_ratio", t.hl_ratio},    {"p_value", t.p_value},
-          {"significant", t.significant},      {"change_percent", t.change_percent()}};
+  return {{"verdict", verdict_name(t.verdict)},
+          {"ratio", t.ratio},
+          {"ci", interval(t)},
+          {"ci_bounded", t.ci_bounded},
+          {"hl_ratio", t.hl_ratio},
+          {"p_value", tested_number(t, t.p_value)},
+          {"p_adjusted", tested_number(t, t.p_adjusted)},
+          {"test_method", method(t)},
+          {"significant", t.significant},
+          {"change_percent", t.change_percent()}};
+}
+
+json cpu_json(const std::optional<CpuComparison>& cpu) {
+  if (!cpu) return nullptr;
+  json j = timing_json(cpu->timing);
+  j["basis"] = cpu->basis;
+  j["means_only"] = cpu->means_only;
+  j["disagrees_with_wall"] = cpu->disagrees;
+  return j;
 }
 
 json sample_json(const SampleSummary& s) {
@@ -37,7 +59,9 @@ json benchmark_json(const BenchmarkComparison& b) {
   j["name"] = b.name;
   j["base"] = sample_json(b.base);
   j["new"] = sample_json(b.next);
+  j["cpu"] = cpu_json(b.cpu);
   j["few_runs"] = b.few_runs;
+  j["rerun_hint"] = b.rerun_hint;
   json noise = json::array();
   for (const auto& n : b.noise_diff) noise.push_back(noise_json(n));
   j["noise_diff"] = std::move(noise);
@@ -48,6 +72,7 @@ json benchmark_json(const BenchmarkComparison& b) {
   j["new_cpus"] = b.new_cpus;
   j["explanation"] = b.explanation;
   j["fail_above_exceeded"] = b.fail_above_exceeded;
+  j["fail_above_untested"] = b.fail_above_untested;
   return j;
 }
 
@@ -59,6 +84,10 @@ json to_json(const Comparison& c) {
   json j = {{"schema", "noisewatch.compare/1"}};
   json top = benchmark_json(c.top());
   for (const char* key : {"verdict", "ratio", "ci", "p_value", "noise_diff", "name"}) j[key] = top[key];
+  const Summary& s = c.summary;
+  j["summary"] = {{"benchmarks", s.benchmarks}, {"slower", s.slower},           {"faster", s.faster},
+                  {"no_change", s.no_change},   {"inconclusive", s.inconclusive}, {"geomean_ratio", s.geomean_ratio},
+                  {"tested", s.tested},         {"exact", s.exact}};
   for (auto& [key, value] : top.items())
     if (!j.contains(key)) j[key] = value;
   j["base_file"] = {{"path", c.base_label}, {"format", c.base_format}};
@@ -67,7 +96,9 @@ json to_json(const Comparison& c) {
   j["alpha"] = c.options.alpha;
   j["fail_above_percent"] = c.options.fail_above_percent ? json(*c.options.fail_above_percent) : json(nullptr);
   j["fail_above_exceeded"] = c.fail_above_exceeded();
+  j["fail_above_untested"] = c.fail_above_untested();
   j["test"] = "mann-whitney-u";
+  j["p_adjustment"] = "holm";
   j["ci_method"] = "hodges-lehmann";
   json all = json::array();
   for (const auto& b : c.benchmarks) all.push_back(benchmark_json(b));

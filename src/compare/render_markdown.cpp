@@ -18,10 +18,29 @@ std::string cell(std::string s) {
 }
 
 std::string ci_cell(const TimingResult& t) {
-  return t.ci_bounded ? fmt::format("{:.4f}–{:.4f}", t.ci_low, t.ci_high) : "too few runs";
+  return t.ci_bounded ? fmt::format("{:.4f}–{:.4f}", t.ci_low, t.ci_high) : "no CI (too few runs)";
 }
 
-void benchmark_markdown(std::string& out, const BenchmarkComparison& b, const Options& o) {
+std::string p_detail(const TimingResult& t, size_t family) {
+  if (!t.tested) return "no test";
+  std::string p = fmt::format("{} ({})", format_p(t.p_value), test_method(t));
+  return family > 1 ? p + fmt::format(", Holm {}", format_p(t.p_adjusted)) : p;
+}
+
+void summary_table(std::string& out, const Comparison& c) {
+  out += "| benchmark | BASE | NEW | change | p | verdict |\n|---|---:|---:|---:|---:|---|\n";
+  for (const auto& b : c.benchmarks) {
+    std::string note = cpu_note(b);
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {}{} |\n", cell(b.name), format_duration(b.base.median_ns),
+                       format_duration(b.next.median_ns), change_cell(b.timing), p_cell(b.timing),
+                       verdict_name(b.timing.verdict), note.empty() ? "" : fmt::format(" ({})", note));
+  }
+  out += fmt::format("\n{}\n\n", test_legend(c));
+}
+
+void benchmark_markdown(std::string& out, const Comparison& c, const BenchmarkComparison& b) {
+  const Options& o = c.options;
+  size_t family = c.summary.tested;
   out += fmt::format("## `{}`: **{}**\n\n", cell(b.name), verdict_name(b.timing.verdict));
   out += b.explanation + "\n\n";
   out += fmt::format("| | median | cv | runs |\n|---|---:|---:|---:|\n");
@@ -29,12 +48,14 @@ void benchmark_markdown(std::string& out, const BenchmarkComparison& b, const Op
   out += fmt::format("| NEW | {} | {:.2f} % | {} |\n\n", format_duration(b.next.median_ns), b.next.cv * 100, b.next.runs);
   out += fmt::format("| | NEW/BASE | {:.0f} % CI | Hodges-Lehmann | p | verdict |\n|---|---:|---|---:|---:|---|\n",
                      (1 - o.alpha) * 100);
-  auto row = [&](const char* what, const TimingResult& t) {
+  auto row = [&](const std::string& what, const TimingResult& t, size_t n) {
     out += fmt::format("| {} | {:.4f} | {} | {:.4f} | {} | {} |\n", what, t.ratio, ci_cell(t), t.hl_ratio,
-                       format_p(t.p_value), verdict_name(t.verdict));
+                       p_detail(t, n), verdict_name(t.verdict));
   };
-  row("wall time", b.timing);
-  if (b.adjusted) row("wall minus noise", *b.adjusted);
+  row("wall time", b.timing, family);
+  if (b.cpu && (b.cpu->disagrees || c.benchmarks.size() == 1))
+    row(fmt::format("CPU time ({})", b.cpu->basis), b.cpu->timing, family);
+  if (b.adjusted) row("wall minus noise", *b.adjusted, 1);
   out += "\n";
   if (b.has_noise && !b.noise_diff.empty()) {
     out += "| noise source | BASE mean/run | NEW mean/run | change | points | p | significant |\n"
@@ -53,7 +74,11 @@ std::string render_markdown(const Comparison& c) {
   std::string out = "# noisewatch compare\n\n";
   out += fmt::format("- BASE: `{}` ({})\n- NEW: `{}` ({})\n\n", cell(c.base_label), c.base_format, cell(c.new_label),
                      c.new_format);
-  for (const auto& b : c.benchmarks) benchmark_markdown(out, b, c.options);
+  out += "**" + summary_sentence(c) + "**\n\n";
+  summary_table(out, c);
+  for (const auto& b : c.benchmarks)
+    if (shows_details(c, b)) benchmark_markdown(out, c, b);
+  if (auto para = inconclusive_paragraph(c); !para.empty()) out += para + "\n\n";
   if (!c.host_diff.empty()) {
     out += "## The machines differ\n\n| | BASE | NEW |\n|---|---|---|\n";
     for (const auto& h : c.host_diff) out += fmt::format("| {} | {} | {} |\n", h.field, cell(h.base), cell(h.next));
@@ -64,9 +89,7 @@ std::string render_markdown(const Comparison& c) {
     for (const auto& w : c.warnings) out += "- " + w + "\n";
     out += "\n";
   }
-  if (c.options.fail_above_percent)
-    out += fmt::format("`--fail-above {:g}`: {}\n", *c.options.fail_above_percent,
-                       c.fail_above_exceeded() ? "**exceeded**" : "not exceeded");
+  if (auto gate = fail_above_sentence(c); !gate.empty()) out += gate + "\n";
   return out;
 }
 

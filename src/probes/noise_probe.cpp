@@ -72,6 +72,9 @@ struct NoiseProbe::Impl {
   nw_cpu_state* cpus = nullptr;
   size_t cpus_len = 0;
 
+  void track(pid_t tid, uint32_t flags, uint64_t cpu_base);
+  bool measures_steal = false;
+
   ~Impl() {
     if (cpus) munmap(cpus, cpus_len);
     if (skel) noise_bpf__destroy(skel);
@@ -115,6 +118,10 @@ struct NoiseProbe::Impl {
         e.source = "preemption:" + key_comm(key);
         e.detail = {{"pid", key.id}};
         break;
+      case NW_KIND_CONTENTION:
+        e.source = "contention:" + key_comm(key);
+        e.detail = {{"pid", key.id}};
+        break;
       case NW_KIND_IRQ:
         e.source = irq_source(key.id);
         e.detail = {{"irq", key.id}};
@@ -142,6 +149,12 @@ struct NoiseProbe::Impl {
       case NW_KIND_WAKEUP_IDLE:
         e.source = "wakeup:idle";
         break;
+      case NW_KIND_FAULT:
+        e.source = "fault";
+        break;
+      case NW_KIND_STEAL:
+        e.source = "steal";
+        break;
       default:
         e.source = fmt::format("unknown:{}", key.kind);
     }
@@ -149,8 +162,36 @@ struct NoiseProbe::Impl {
   }
 };
 
+// The per-CPU state is memory-mapped and padded to keep CPUs off each other's cache lines.
+static_assert(sizeof(nw_cpu_state) == 256, "nw_cpu_state: keep the padding at 256 bytes");
+
 // PIDFD_THREAD from <linux/pidfd.h> (Linux 6.9); Debian 12's headers predate it.
 constexpr unsigned kPidfdThread = 0200000;  // O_EXCL
+
+// Whether the kernel lets us trace `func` with fentry programs, asked with the smallest such
+// program ("return 0"): kernels in lockdown, or without ftrace direct calls, refuse with EPERM or
+// ENOTSUPP. Returns 0 or the errno; costs one small load, not a failed load of the whole object.
+static int fentry_refused(const btf* vmlinux, const char* func) {
+  int id = btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC);
+  if (id < 0) return ENOENT;
+  const bpf_insn insns[] = {{BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0}, {BPF_JMP | BPF_EXIT, 0, 0, 0, 0}};
+  LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY, .attach_btf_id = uint32_t(id));
+  int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "nw_fentry_probe", "GPL", insns, 2, &opts);
+  if (fd < 0) return errno;
+  close(fd);
+  return 0;
+}
+
+// Whether `struct name` has `member` in this kernel (what bpf_core_field_exists decides at load).
+static bool kernel_struct_has(const btf* vmlinux, const char* name, const char* member) {
+  int id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_STRUCT);
+  if (id < 0) return false;
+  const btf_type* t = btf__type_by_id(vmlinux, uint32_t(id));
+  const btf_member* m = btf_members(t);
+  for (uint16_t i = 0; i < btf_vlen(t); ++i, ++m)
+    if (std::strcmp(btf__name_by_offset(vmlinux, m->name_off), member) == 0) return true;
+  return false;
+}
 
 static bool kernel_has_tracepoint(const btf* vmlinux, const std::string& name) {
   return btf__find_by_name_kind(vmlinux, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF) >= 0;
@@ -188,10 +229,19 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   btf* vmlinux = btf__load_vmlinux_btf();
   if (!vmlinux) throw Error("cannot read the kernel's BTF from /sys/kernel/btf/vmlinux");
   std::set<std::string> missing_vectors;
+  const int fault_refused = fentry_refused(vmlinux, "handle_mm_fault");
+  impl_->measures_steal = kernel_struct_has(vmlinux, "rq", "prev_steal_time_rq");
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
     std::string sec = bpf_program__section_name(prog);
     std::string tp = sec.substr(sec.find('/') + 1);
+    if (sec.starts_with("fentry/") || sec.starts_with("fexit/")) {
+      // Fault time (handle_mm_fault), where the kernel lets us trace it; attached on its own
+      // after the rest, so that an attach failure costs only this source.
+      bpf_program__set_autoattach(prog, false);
+      if (fault_refused) bpf_program__set_autoload(prog, false);
+      continue;
+    }
     if (kernel_has_tracepoint(vmlinux, tp)) continue;
     bpf_program__set_autoload(prog, false);
     if (tp == "nmi_handler")
@@ -202,6 +252,18 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
       missing_vectors.insert(tp.substr(0, tp.rfind('_')));
   }
   btf__free(vmlinux);
+  if (fault_refused)
+    impl_->unavailable.push_back(
+        {"fault time",
+         fault_refused == ENOENT
+             ? "this kernel's BTF has no handle_mm_fault to trace: page faults are counted (getrusage) and their "
+               "cost estimated"
+             : fmt::format("this kernel refuses fentry programs on handle_mm_fault ({}{}): page faults are counted "
+                           "(getrusage) and their cost estimated",
+                           std::strerror(fault_refused),
+                           fault_refused == EPERM ? ": kernel lockdown or a security policy forbids tracing kernel "
+                                                    "functions"
+                                                  : "")});
   for (const auto& v : missing_vectors)
     if (v == "local_timer" || v == "reschedule" || v == "call_function")
       impl_->unavailable.push_back(
@@ -221,11 +283,17 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   if (mem == MAP_FAILED) throw Error(fmt::format("cannot map the per-CPU state: {}", std::strerror(errno)));
   impl_->cpus = static_cast<nw_cpu_state*>(mem);
 
-  // Per-CPU configuration: watched CPUs, SMT siblings, frequency seed (nothing runs yet).
+  // Per-CPU configuration: watched CPUs and their measurers, SMT siblings, frequency seed
+  // (nothing runs yet).
   std::set<int> watch(opts.watch_cpus.begin(), opts.watch_cpus.end());
   for (int c = 0; c < impl_->ncpus; ++c) {
     nw_cpu_state& cfg = impl_->cpus[c];
     cfg.watched = watch.count(c) ? 1 : 0;
+    auto measurer = opts.measurer_by_cpu.find(c);
+    if (measurer != opts.measurer_by_cpu.end()) {
+      cfg.watch_measurer = uint32_t(measurer->second);
+      cfg.watch_min_ns = opts.watch_min_ns;
+    }
     std::string base = fmt::format("/sys/devices/system/cpu/cpu{}/", c);
     try {
       auto sibs = sys::parse_cpulist(sys::read_file(base + "topology/thread_siblings_list"));
@@ -245,6 +313,20 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     throw Error(fmt::format("cannot attach the eBPF programs ({}){}", std::strerror(-err),
                             why.empty() ? "" : ": " + why));
   }
+  if (!fault_refused) {
+    bpf_link* entry = bpf_program__attach(skel->progs.on_fault_entry);
+    bpf_link* exit = entry ? bpf_program__attach(skel->progs.on_fault_exit) : nullptr;
+    if (entry && exit) {
+      skel->links.on_fault_entry = entry;  // destroyed with the skeleton
+      skel->links.on_fault_exit = exit;
+    } else {
+      std::string why = last_log_line();
+      if (entry) bpf_link__destroy(entry);
+      impl_->unavailable.push_back({"fault time", fmt::format("cannot trace handle_mm_fault ({}): page faults are "
+                                                              "counted (getrusage), their cost is estimated",
+                                                              why.empty() ? std::strerror(errno) : why)});
+    }
+  }
   impl_->irqs = sys::read_interrupts();
 }
 
@@ -252,12 +334,18 @@ NoiseProbe::~NoiseProbe() = default;
 
 int NoiseProbe::possible_cpus() const { return impl_->ncpus; }
 
-void NoiseProbe::track(pid_t tid) {
+void NoiseProbe::track(pid_t tid) { impl_->track(tid, 0, 0); }
+
+void NoiseProbe::track_held(pid_t pid, uint64_t runtime_ns) { impl_->track(pid, NW_TASK_HELD, runtime_ns); }
+
+void NoiseProbe::Impl::track(pid_t tid, uint32_t flags, uint64_t cpu_base) {
   nw_task_info info{};  // NW_PHASE_NEW: its state shows at its next switch or wake-up
-  info.gen = __atomic_load_n(&impl_->skel->data->generation, __ATOMIC_RELAXED);
+  info.gen = __atomic_load_n(&skel->data->generation, __ATOMIC_RELAXED);
   info.pid = uint32_t(tid);
-  uint32_t idx = uint32_t(tid) & impl_->slot_mask;
-  int slots_fd = bpf_map__fd(impl_->skel->maps.task_slots);
+  info.flags = flags;
+  info.cpu_base = cpu_base;
+  uint32_t idx = uint32_t(tid) & slot_mask;
+  int slots_fd = bpf_map__fd(skel->maps.task_slots);
   nw_task_info held{};
   if (bpf_map_lookup_elem(slots_fd, &idx, &held) == 0 && (held.gen != info.gen || held.pid == info.pid)) {
     if (bpf_map_update_elem(slots_fd, &idx, &info, BPF_ANY))
@@ -269,11 +357,20 @@ void NoiseProbe::track(pid_t tid) {
   int pidfd = int(syscall(SYS_pidfd_open, tid, kPidfdThread));
   if (pidfd < 0 && errno == EINVAL) pidfd = int(syscall(SYS_pidfd_open, tid, 0));
   if (pidfd < 0) throw Error(fmt::format("cannot track task {}: pidfd_open: {}", tid, std::strerror(errno)));
-  int rc = bpf_map_update_elem(bpf_map__fd(impl_->skel->maps.task_overflow), &pidfd, &info, BPF_ANY);
+  int rc = bpf_map_update_elem(bpf_map__fd(skel->maps.task_overflow), &pidfd, &info, BPF_ANY);
   int err = errno;
   close(pidfd);
   if (rc) throw Error(fmt::format("cannot track task {}: {}", tid, std::strerror(err)));
-  __atomic_add_fetch(&impl_->skel->bss->overflow_tasks, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&skel->bss->overflow_tasks, 1, __ATOMIC_RELAXED);
+}
+
+void NoiseProbe::set_watched(int cpu, bool on) {
+  if (cpu < 0 || cpu >= impl_->ncpus) return;
+  nw_cpu_state& st = impl_->cpus[cpu];
+  // Opening forgets the mark of an earlier window, so the first span charged starts at a switch
+  // seen while open. Run on `cpu`, these stores are seen in this order by its programs.
+  if (on) __atomic_store_n(&st.watch_mark_ns, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&st.watched, on ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
 void NoiseProbe::untrack_all() {
@@ -281,6 +378,9 @@ void NoiseProbe::untrack_all() {
   // its task (or with the map), so nothing needs deleting.
   __atomic_add_fetch(&impl_->skel->data->generation, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&impl_->skel->bss->overflow_tasks, 0, __ATOMIC_RELAXED);
+  // The benchmark-wide activity count starts again from nothing tracked.
+  __atomic_store_n(&impl_->skel->bss->active_tasks, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&impl_->skel->bss->idle_since, 0, __ATOMIC_RELAXED);
   // A task that left while runnable (killed) would leave its CPU looking contended forever.
   for (int c = 0; c < impl_->ncpus; ++c) {
     nw_cpu_state& st = impl_->cpus[c];
@@ -300,6 +400,10 @@ static nw_noise_key fixed_slot_key(uint32_t slot) {
   } else if (slot < NW_FIXED_SOFTIRQ) {
     k.kind = NW_KIND_VECTOR;
     k.id = slot - NW_FIXED_VECTOR;
+  } else if (slot == NW_FIXED_FAULT) {
+    k.kind = NW_KIND_FAULT;
+  } else if (slot == NW_FIXED_STEAL) {
+    k.kind = NW_KIND_STEAL;
   } else {
     k.kind = NW_KIND_SOFTIRQ;
     k.id = slot - NW_FIXED_SOFTIRQ;
@@ -391,6 +495,16 @@ SwitchCounts NoiseProbe::switches() const {
     n.voluntary += Impl::load(impl_->cpus[c].switches_voluntary);
     n.involuntary += Impl::load(impl_->cpus[c].switches_involuntary);
   }
+  return n;
+}
+
+bool NoiseProbe::measures_steal() const { return impl_->measures_steal; }
+
+uint64_t NoiseProbe::cpu_ns() const { return __atomic_load_n(&impl_->skel->bss->cpu_ns, __ATOMIC_RELAXED); }
+
+uint64_t NoiseProbe::stolen_running_ns() const {
+  uint64_t n = 0;
+  for (int c = 0; c < impl_->ncpus; ++c) n += Impl::load(impl_->cpus[c].stolen_running);
   return n;
 }
 

@@ -20,8 +20,14 @@ using nlohmann::json;
 uint64_t RunSample::stolen_ns() const {
   uint64_t s = 0;
   for (const auto& e : noise)
-    if (e.source != "blocking") s += e.time_ns;
+    if (e.source != "blocking" && !e.source.starts_with("contention:")) s += e.time_ns;
   return s;
+}
+
+uint64_t RunSample::own_cpu_ns() const {
+  if (!cpu_ns) return user_ns + sys_ns;
+  uint64_t irq = cpu_irq_ns.value_or(0);
+  return *cpu_ns > irq ? *cpu_ns - irq : 0;
 }
 
 const NoiseEntry* RunSample::find(const std::string& source) const {
@@ -96,6 +102,8 @@ static json run_to_json(const RunSample& r) {
     j["counters"] = std::move(c);
   }
   if (r.mean_khz) j["mean_khz"] = *r.mean_khz;
+  if (r.cpu_ns) j["cpu_ns"] = *r.cpu_ns;
+  if (r.cpu_irq_ns) j["cpu_irq_ns"] = *r.cpu_irq_ns;
   if (r.probe_switches) {
     json ps = switches_to_json(r.probe_switches->seen);
     ps["before_tracking"] = switches_to_json(r.probe_switches->before_tracking);
@@ -233,6 +241,12 @@ RunSample run_from_json(const json& j, const std::string& where) {
   get_opt(j, "blocking_ns", r.blocking_ns, where);
   get_opt(j, "interrupted", r.interrupted, where);
   if (j.contains("mean_khz") && j["mean_khz"].is_number()) r.mean_khz = j["mean_khz"].get<double>();
+  for (auto [key, field] : {std::pair{"cpu_ns", &r.cpu_ns}, std::pair{"cpu_irq_ns", &r.cpu_irq_ns}})
+    if (j.contains(key) && !j[key].is_null()) {
+      uint64_t v = 0;
+      get_opt(j, key, v, where);
+      *field = v;
+    }
   if (j.contains("probe_switches")) {
     const auto& ps = j["probe_switches"];
     std::string w = where + ".probe_switches";

@@ -44,22 +44,36 @@ struct ProbeSwitches {
 struct RunSample {
   int index = 0;
   bool warmup = false;
-  uint64_t wall_ns = 0, user_ns = 0, sys_ns = 0;
+  uint64_t wall_ns = 0;
+  // getrusage() of the reaped child: includes noisewatch's own pre-exec code in the forked child
+  // and the exec itself (tearing down noisewatch's address space). Kept for compatibility and for
+  // the user/system split; the benchmark's own CPU time is cpu_ns.
+  uint64_t user_ns = 0, sys_ns = 0;
+  // The benchmark's CPU time, measured by the probe from its execve to each task's end (the
+  // scheduler's runtime of every tracked task that ended during the run). On kernels without
+  // IRQ_TIME_ACCOUNTING the scheduler's runtime includes interrupt time taken while the task ran:
+  // cpu_irq_ns is that part, so cpu_ns - cpu_irq_ns is the benchmark's own. Absent in records of
+  // older versions.
+  std::optional<uint64_t> cpu_ns, cpu_irq_ns;
   int exit_status = 0;             // as the shell would report it (128+N for signal N)
   std::optional<int> signal;       // terminating signal, if any
   uint64_t migrations = 0, voluntary_switches = 0, involuntary_switches = 0;
   uint64_t minor_faults = 0, major_faults = 0;
   uint64_t steal_ns = 0;
-  uint64_t blocking_ns = 0;        // time the benchmark chose to be off-CPU
+  // Wall time during which none of the benchmark's tasks ran or was runnable (<= wall_ns).
+  uint64_t blocking_ns = 0;
   std::vector<NoiseEntry> noise;
   std::map<std::string, CounterValue> counters;
   std::optional<double> mean_khz;  // time-weighted frequency of the target CPUs, when known
   std::optional<ProbeSwitches> probe_switches;
   bool interrupted = false;        // cut short by SIGINT/SIGTERM: excluded from statistics
 
-  // Sum of time_ns over sources that take time while the benchmark wants to run
-  // (everything but blocking).
+  // Sum of time_ns over sources that take time while the benchmark wants to run: everything but
+  // the workload's own blocking and contention (its tasks keeping each other waiting).
   uint64_t stolen_ns() const;
+  // The benchmark's own CPU time: cpu_ns less the interrupt time in it where the probe measured
+  // it, else getrusage()'s user + sys (older records).
+  uint64_t own_cpu_ns() const;
   const NoiseEntry* find(const std::string& source) const;
 };
 

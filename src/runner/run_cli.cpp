@@ -1,6 +1,7 @@
 // `noisewatch [run] [options] -- CMD [ARGS...]`
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -9,7 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "check/cpu_noise.h"
+#include "check/check_runner.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "record/run_record.h"
@@ -93,6 +94,9 @@ std::string setup_text(const runner::BenchmarkSetup& s) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// --cpu auto's noise measurement: long enough to see the tick and periodic work on each CPU.
+constexpr double kAutoSeconds = 1.0;
+
 runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   runner::Plan p;
   p.command = std::move(command);
@@ -112,14 +116,24 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
     p.cpus = allowed;
     p.cpu_reason = "not pinned (--no-pin): the benchmark runs wherever the scheduler puts it";
   } else if (a.cpu == "auto") {
-    // Measure instead of guess: one second of osnoise-style spinning on each allowed CPU.
-    auto measured = check::measure_cpu_noise(allowed, double(allowed.size()) * 1.0);
-    auto online = sys::parse_cpulist(sys::read_file("/sys/devices/system/cpu/online"));
-    auto isolated = sys::parse_cpulist(sys::read_file("/sys/devices/system/cpu/isolated"));
-    auto choice = check::recommend_cpu(measured, check::housekeeping_cpus(online, isolated));
-    if (!choice) throw Error("--cpu auto: no CPU could be measured; name one with --cpu N");
-    p.cpus = {choice->cpu};
-    p.cpu_reason = choice->reason + " (--cpu auto)";
+    // Measure instead of guess: osnoise-style spinning on every allowed CPU at once, so the
+    // measurement takes kAutoSeconds however many CPUs there are.
+    auto m = check::choose_quiet_cpu(allowed, kAutoSeconds);
+    // Each spinner's window ends at its first clock read past the deadline: on a loaded CPU
+    // that can be late, so both ends of the range are said.
+    uint64_t shortest = UINT64_MAX, longest = 0;
+    for (const auto& c : m.measured) {
+      shortest = std::min(shortest, c.measured_ns);
+      longest = std::max(longest, c.measured_ns);
+    }
+    if (m.measured.empty()) shortest = 0;
+    p.cpus = {m.choice.cpu};
+    p.cpu_reason = longest - shortest > 10'000'000
+                       ? fmt::format("{} (--cpu auto: CPU {} measured at once for {:.2f} s; windows {:.2f}-{:.2f} s)",
+                                     m.choice.reason, sys::format_cpulist(allowed), double(shortest) / 1e9,
+                                     double(shortest) / 1e9, double(longest) / 1e9)
+                       : fmt::format("{} (--cpu auto: CPU {} measured at once for {:.2f} s)", m.choice.reason,
+                                     sys::format_cpulist(allowed), double(shortest) / 1e9);
   } else if (a.cpu.empty()) {
     auto choice = runner::choose_cpu(allowed, sys::read_interrupts());
     if (choice.cpus.empty()) throw Error("no CPU is available to run the benchmark on");
@@ -206,8 +220,9 @@ void register_run(CLI::App& app, Action& action) {
       "  noisewatch --no-aslr --clean-env --fifo 1 -- ./bench   the benchmark process alone, set up quieter\n"
       "  noisewatch --tune -- ./bench              tune the machine for this run, restore it afterwards");
   sub->add_option("-c,--cpu", args->cpu,
-                  "CPU(s) to pin the benchmark to, e.g. 3 or 2-3; `auto` measures each CPU's noise first "
-                  "(default: not CPU 0; the allowed CPU with the fewest device IRQs)");
+                  "CPU(s) to pin the benchmark to, e.g. 3 or 2-3; `auto` first measures the noise of every allowed "
+                  "CPU at once for 1 s and takes the quietest, like `noisewatch check` (default: not CPU 0; the "
+                  "allowed CPU with the fewest device IRQs)");
   sub->add_flag("--no-pin", args->no_pin, "do not pin; observe wherever the benchmark runs");
   sub->add_option("-r,--runs", args->runs, "measured repetitions")->capture_default_str();
   sub->add_option("-w,--warmup", args->warmup, "unmeasured repetitions first")->capture_default_str();
@@ -240,6 +255,15 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_option("--tune-only", args->tune_only, "with --tune: only these knobs (ids of `noisewatch tune list`)");
   sub->add_option("--tune-skip", args->tune_skip, "with --tune: leave these knobs alone");
   sub->add_option("--journal", args->journal, "the --tune journal (default /run/noisewatch/tune.json)");
+  sub->footer(
+      "What the record's figures mean (see README, \"What is charged, and to whom\"):\n"
+      "  wall_ns     from the benchmark's release to its exit\n"
+      "  cpu_ns      the benchmark's CPU time, from its execve to each of its tasks' end (eBPF probe);\n"
+      "              cpu_irq_ns of it is interrupt time that hit it while it ran\n"
+      "  user_ns/sys_ns  getrusage(): also counts noisewatch's pre-exec work and the exec itself\n"
+      "  blocking    wall time with none of the benchmark's tasks running or runnable (<= wall)\n"
+      "  contention  the benchmark's own tasks keeping each other waiting (the workload's doing)\n"
+      "  preemption, irq, softirq, nmi, wakeup:idle  time other work took while it wanted to run");
   // Everything from the benchmark's name on belongs to the benchmark, with or without `--`.
   sub->prefix_command();
   sub->callback([sub, args, &action] {

@@ -31,4 +31,16 @@ SwitchCounts read_task_switches(pid_t pid) {
   return parse_task_switches(sys::read_file("/proc/" + std::to_string(pid) + "/status"));
 }
 
+uint64_t parse_task_runtime(const std::string& schedstat_text) {
+  try {
+    return std::stoull(schedstat_text);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+uint64_t read_task_runtime(pid_t pid) {
+  return parse_task_runtime(sys::read_file("/proc/" + std::to_string(pid) + "/schedstat"));
+}
+
 }  // namespace nw::runner

@@ -7,6 +7,8 @@
 
 #include <boost/math/distributions/normal.hpp>
 
+#include "stats/mann_whitney_exact.h"
+
 namespace nw::stats {
 
 namespace {
@@ -94,12 +96,18 @@ ShiftEstimate shift_from_sorted(const std::vector<double>& xs, const std::vector
     s.estimate = (kth_pairwise_difference(xs, ys, total / 2) +
                   kth_pairwise_difference(xs, ys, total / 2 + 1)) / 2;
   }
-  // Moses interval: invert the continuity-corrected Mann-Whitney test. The shift d is accepted
-  // while the count of differences <= d stays within nm/2 +- (z sigma + 1/2), so the bounds are
-  // the C-th smallest and C-th largest differences with C = floor(nm/2 - z sigma + 1/2).
-  double sigma = std::sqrt(rank_sums(xs, ys).variance_u);
-  double z = normal_quantile_upper(alpha / 2);
-  double c = std::floor(double(total) / 2 - z * sigma + 0.5);
+  // Moses interval: invert the Mann-Whitney test, with the distribution the test itself uses.
+  // The bounds are the C-th smallest and C-th largest differences: exactly (no ties, small
+  // samples), the largest C with P(U <= C - 1) <= alpha/2; else, inverting the continuity-
+  // corrected normal approximation, C = floor(nm/2 - z sigma + 1/2).
+  double c;
+  if (exact_applies(xs, ys)) {
+    c = double(moses_exact_rank(xs.size(), ys.size(), alpha));
+  } else {
+    double sigma = std::sqrt(rank_sums(xs, ys).variance_u);
+    double z = normal_quantile_upper(alpha / 2);
+    c = std::floor(double(total) / 2 - z * sigma + 0.5);
+  }
   if (c < 1) {
     s.bounded = false;
     s.low = ys.front() - xs.back();
@@ -191,6 +199,19 @@ std::vector<bool> holm_significant(std::span<const double> p, double alpha) {
   for (size_t r = 0; r < order.size(); ++r) {
     if (p[order[r]] > alpha / double(order.size() - r)) break;
     out[order[r]] = true;
+  }
+  return out;
+}
+
+std::vector<double> holm_adjusted(std::span<const double> p) {
+  std::vector<size_t> order(p.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  std::vector<double> out(p.size(), 1.0);
+  double running = 0;  // adjusted p-values never decrease along the sorted order
+  for (size_t r = 0; r < order.size(); ++r) {
+    running = std::max(running, std::min(1.0, double(order.size() - r) * p[order[r]]));
+    out[order[r]] = running;
   }
   return out;
 }

@@ -15,7 +15,7 @@ struct MannWhitney {
 };
 
 // Mann-Whitney U test with the normal approximation, midranks for ties, tie-corrected variance
-// and continuity correction. Returns p = 1 when either sample is empty or every value is tied.
+// and continuity correction (mann_whitney_exact.h picks the exact distribution where it applies). Returns p = 1 when either sample is empty or every value is tied.
 MannWhitney mann_whitney_u(std::span<const double> x, std::span<const double> y);
 
 // The k-th smallest (1-based) of the n*m differences y[j] - x[i], without materialising them:
@@ -26,7 +26,7 @@ double kth_pairwise_difference(std::span<const double> x_sorted, std::span<const
 
 struct ShiftEstimate {
   double estimate = 0;       // Hodges-Lehmann: median of all differences y[j] - x[i]
-  double low = 0, high = 0;  // Moses distribution-free confidence interval
+  double low = 0, high = 0;  // Moses distribution-free interval (exact distribution where it applies)
   bool bounded = true;       // false when the samples are too small for the requested level:
                              // the interval is then the full range of differences
 };
@@ -42,5 +42,10 @@ ShiftEstimate hodges_lehmann_ratio(std::span<const double> x, std::span<const do
 
 // Holm-Bonferroni step-down: which of several p-values stay significant at family-wise `alpha`.
 std::vector<bool> holm_significant(std::span<const double> p_values, double alpha = 0.05);
+
+// Holm-adjusted p-values (the smallest family-wise level at which each would be rejected):
+// p_adj(i) = max over j <= i of min(1, (k - j + 1) p(j)) along the ascending order. Comparing
+// them with alpha gives the same decisions as holm_significant.
+std::vector<double> holm_adjusted(std::span<const double> p_values);
 
 }  // namespace nw::stats

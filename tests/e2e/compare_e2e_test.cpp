@@ -114,5 +114,35 @@ TEST(CompareCliE2E, BadInputIsOneLineAndExit125) {
   unlink(junk.c_str());
 }
 
+// The real tools' files through the real binary: exit statuses and what the user reads.
+TEST(CompareCliE2E, RealToolFilesExitStatuses) {
+  auto real = [](const std::string& f) { return std::string(NW_SOURCE_DIR) + "/tests/data/compare/real/" + f; };
+  // One run a side, a 100x slowdown among them: inconclusive, and the gate fails on the ratio.
+  Proc gate = run({noisewatch(), "compare", real("gbench_compare_py_test1_run1.json"),
+                   real("gbench_compare_py_test1_run2.json"), "--fail-above", "5"});
+  EXPECT_EQ(gate.status, 1) << gate.out << gate.err;  // was 0: the slowdown was "no-change"
+  EXPECT_NE(gate.out.find("BM_100xSlower"), std::string::npos) << gate.out;
+  EXPECT_NE(gate.out.find("decided without a test"), std::string::npos) << gate.out;
+  EXPECT_EQ(gate.out.rfind("BASE ", 0), 0u) << gate.out;
+  // gzip and non-finite counters are read; the JSON keeps the contract's names.
+  std::string out = temp_path("cmp.json");
+  Proc gz = run({noisewatch(), "compare", real("pyperf_doc_py2.json.gz"), real("pyperf_doc_py3.json.gz"), "--format",
+                 "json", "-o", out});
+  EXPECT_EQ(gz.status, 0) << gz.err;
+  auto j = load_json(out);
+  EXPECT_EQ(j["verdict"], "faster");
+  EXPECT_EQ(j["summary"]["faster"], 1);
+  Proc nan = run({noisewatch(), "compare", real("gbench_reps_base.json"), real("gbench_reps_new.json"), "--format",
+                  "markdown"});
+  EXPECT_EQ(nan.status, 0) << nan.err;
+  EXPECT_NE(nan.out.find("| benchmark | BASE | NEW | change | p | verdict |"), std::string::npos) << nan.out;
+  // Aggregates only: 125 and one line that says how to rerun.
+  Proc agg = run({noisewatch(), "compare", real("gbench_aggregates_only.json"), real("gbench_reps_new.json")});
+  EXPECT_EQ(agg.status, 125);
+  EXPECT_NE(agg.err.find("--benchmark_report_aggregates_only"), std::string::npos) << agg.err;
+  EXPECT_EQ(std::count(agg.err.begin(), agg.err.end(), '\n'), 1) << agg.err;
+  unlink(out.c_str());
+}
+
 }  // namespace
 }  // namespace nw::e2e

@@ -50,9 +50,9 @@ class ReportHtml : public ::testing::Test {
 
 TEST_F(ReportHtml, ChromiumRendersTheCharts) {
   auto rec = load_run_record(std::string(NW_SOURCE_DIR) + "/tests/data/records/hog_alternate.json");
-  report::analyze(rec);
+  auto analysis = report::analyze(rec);
   auto html = dir / "report.html";
-  std::ofstream(html) << report::render(rec, report::Format::html, false);
+  std::ofstream(html) << report::render(rec, analysis, report::Format::html, false);
 
   auto dom = run_and_capture(chromium("--dump-dom", html));
   ASSERT_FALSE(dom.empty()) << "chromium produced no DOM";
@@ -67,7 +67,7 @@ TEST_F(ReportHtml, ChromiumRendersTheCharts) {
   EXPECT_GE(std::stoi(m[3]), 10 + 5);  // a wall bar per run + the hog's bars in 5 runs
   ASSERT_TRUE(std::regex_search(dom, m, shares)) << "the shares chart was not laid out";
   EXPECT_GT(std::stoi(m[1]), 300);
-  EXPECT_GE(std::stoi(m[3]), int(rec.attribution.size()));
+  EXPECT_GE(std::stoi(m[3]), int(analysis.attribution.rows.size()));
 
   auto png = dir / "report.png";
   run_and_capture(chromium("--window-size=1000,1400 --screenshot=" + png.string(), html));

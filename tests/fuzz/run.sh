@@ -15,6 +15,8 @@ sources=(
   "$here/compare_parsers_fuzz.cpp"
   "$root"/src/compare/input_*.cpp
   "$root/src/compare/compare.cpp"
+  "$root/src/compare/cpu_time.cpp"
+  "$root/src/compare/summary.cpp"
   "$root/src/compare/timing.cpp"
   "$root/src/compare/noise_diff.cpp"
   "$root/src/compare/host_diff.cpp"
@@ -23,6 +25,7 @@ sources=(
   "$root/src/record/run_record.cpp"
   "$root/src/stats/descriptive.cpp"
   "$root/src/stats/inference.cpp"
+  "$root/src/stats/mann_whitney_exact.cpp"
 )
 binary="$work/compare_parsers_fuzz"
 mkdir -p "$work/corpus" "$work/artifacts" "$work/obj"
@@ -49,10 +52,11 @@ relink=0
 [[ -x "$binary" ]] || relink=1
 for obj in "${objects[@]}"; do [[ "$obj" -nt "$binary" ]] && relink=1; done
 if (( relink )); then
-  "$cxx" -fsanitize=fuzzer,address,undefined "${objects[@]}" -o "$binary"
+  "$cxx" -fsanitize=fuzzer,address,undefined "${objects[@]}" -lz -o "$binary"
 fi
 
 cp -f "$root"/tests/data/compare/*.json "$root"/tests/data/compare/broken/*.json "$work/corpus/"
+cp -f "$root"/tests/data/compare/real/*.json "$root"/tests/data/compare/real/*.gz "$work/corpus/" 2>/dev/null || true
 # A fixed seed keeps the CI gate reproducible; set NW_FUZZ_SEED=0 for a random one when hunting.
 seed="${NW_FUZZ_SEED:-1}"
 echo "fuzz: running for ${seconds}s (seed $seed)"

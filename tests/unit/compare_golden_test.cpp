@@ -1,5 +1,5 @@
 // Golden outputs of the three compare renderers. After an intended output change, regenerate with
-//   NW_UPDATE_GOLDEN=1 ./unit_tests --gtest_filter='CompareGolden*'
+//   NW_UPDATE_GOLDENS=1 ./unit_tests --gtest_filter='CompareGolden*'
 // and review the diff of tests/data/compare/golden/ like code.
 #include <gtest/gtest.h>
 
@@ -10,26 +10,15 @@
 
 #include "compare/compare.h"
 #include "compare/render.h"
+#include "support/files.h"
 
 namespace nw::compare {
 namespace {
 
 std::string data(const std::string& name) { return std::string(NW_SOURCE_DIR) + "/tests/data/compare/" + name; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void check_golden(const std::string& text, const std::string& golden) {
-  std::string path = data("golden/" + golden);
-  if (std::getenv("NW_UPDATE_GOLDEN")) {
-    std::ofstream(path) << text;
-    return;
-  }
-  EXPECT_EQ(text, slurp(path)) << "output differs from " << path;
+  test::expect_golden(text, data("golden/" + golden));
 }
 
 struct Case {
@@ -54,10 +43,21 @@ TEST_P(CompareGolden, TextMarkdownJson) {
   check_golden(json, std::string(k.name) + ".json");
   auto j = nlohmann::json::parse(json);  // the contract's fields, whatever else is there
   EXPECT_EQ(j["schema"], "noisewatch.compare/1");
-  EXPECT_TRUE(j["verdict"] == "slower" || j["verdict"] == "faster" || j["verdict"] == "no-change");
-  EXPECT_TRUE(j["ratio"].is_number());
-  EXPECT_EQ(j["ci"].size(), 2u);
-  EXPECT_TRUE(j["p_value"].is_number());
+  for (const auto& b : j["benchmarks"]) {
+    EXPECT_TRUE(b["verdict"] == "slower" || b["verdict"] == "faster" || b["verdict"] == "no-change" ||
+                b["verdict"] == "inconclusive");
+    EXPECT_TRUE(b["ratio"].is_number());
+    EXPECT_TRUE(b["name"].is_string());
+    EXPECT_TRUE(b.contains("cpu"));
+    // No interval, no test: null, never a number that looks like a result.
+    EXPECT_TRUE(b["ci"].is_null() || b["ci"].size() == 2u);
+    EXPECT_EQ(b["ci"].is_null(), !b["ci_bounded"].get<bool>());
+    EXPECT_EQ(b["p_value"].is_null(), b["verdict"] == "inconclusive");
+  }
+  EXPECT_EQ(j["verdict"], j["benchmarks"][c.headline]["verdict"]);
+  for (const char* key : {"benchmarks", "slower", "faster", "no_change", "inconclusive", "geomean_ratio"})
+    EXPECT_TRUE(j["summary"].contains(key)) << key;
+  EXPECT_EQ(j["summary"]["benchmarks"], j["benchmarks"].size());
   for (const auto& n : j["noise_diff"]) {
     EXPECT_TRUE(n["source"].is_string());
     EXPECT_TRUE(n["base_mean_ns"].is_number());
@@ -68,7 +68,16 @@ TEST_P(CompareGolden, TextMarkdownJson) {
 INSTANTIATE_TEST_SUITE_P(Samples, CompareGolden,
                          ::testing::Values(Case{"noisy", "nw_base.json", "nw_new_noisy.json", 3.0},
                                            Case{"kernel", "nw_base.json", "nw_new_other_kernel.json", {}},
-                                           Case{"gbench", "gbench_base.json", "gbench_new.json", 1.0}),
+                                           Case{"gbench", "gbench_base.json", "gbench_new.json", 1.0},
+                                           // Files written by the real tools (see tests/data/compare/README).
+                                           Case{"gbench_one_run", "real/gbench_compare_py_test1_run1.json",
+                                                "real/gbench_compare_py_test1_run2.json", 5.0},
+                                           Case{"gbench_cpu", "real/gbench_reps_base.json",
+                                                "gbench_reps_new_other_host.json", {}},
+                                           Case{"pyperf_gz", "real/pyperf_doc_py2.json.gz",
+                                                "real/pyperf_doc_py3.json.gz", {}},
+                                           Case{"hyperfine", "real/hyperfine_base.json",
+                                                "real/hyperfine_new.json", {}}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

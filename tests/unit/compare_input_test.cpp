@@ -3,10 +3,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <string>
 
 #include "cli/errors.h"
 #include "compare/input.h"
+#include "compare/input_text.h"
 
 namespace nw::compare {
 namespace {
@@ -23,6 +26,22 @@ TEST(CompareInput, NoisewatchReportKeepsMeasuredRunsAndRecord) {
   ASSERT_TRUE(b.record.has_value());
   EXPECT_EQ(b.record->cpus, std::vector<int>{1});
   EXPECT_DOUBLE_EQ(b.times_ns[0], double(b.record->measured()[0]->wall_ns));
+}
+
+TEST(CompareInput, NoisewatchCpuTimeFromTheProbeWhenRecorded) {
+  std::ifstream f(data("nw_base.json"));
+  auto j = nlohmann::json::parse(f);
+  auto old = parse_input(j, "old.json");  // a record without cpu_ns: getrusage's user + sys
+  EXPECT_EQ(old.benchmarks[0].cpu_basis, "user+sys");
+  EXPECT_DOUBLE_EQ(old.benchmarks[0].cpu_ns[0], double(j["runs"][1]["user_ns"].get<uint64_t>()));
+  for (auto& run : j["runs"]) {
+    run["cpu_ns"] = 40'000'000;
+    run["cpu_irq_ns"] = 100'000;
+  }
+  auto in = parse_input(j, "new.json");
+  EXPECT_EQ(in.benchmarks[0].cpu_basis, "cpu_ns");
+  ASSERT_EQ(in.benchmarks[0].cpu_ns.size(), 12u);
+  EXPECT_DOUBLE_EQ(in.benchmarks[0].cpu_ns[0], 39'900'000.0);  // the benchmark's own: irq time taken out
 }
 
 TEST(CompareInput, GoogleBenchmarkGroupsRepetitionsAndSkipsAggregates) {
@@ -49,6 +68,57 @@ TEST(CompareInput, GoogleBenchmarkWithoutRunTypeUsesAggregateSuffixes) {
   EXPECT_EQ(in.benchmarks[0].times_ns, (std::vector<double>{2e6, 3e6}));
   ASSERT_EQ(in.notes.size(), 1u);
   EXPECT_NE(in.notes[0].find("error"), std::string::npos);
+}
+
+// Before: an old file (no run_type) with a benchmark named "..._mean" was rejected (exit 125) or
+// lost that benchmark: the suffix marks an aggregate only when its stem has rows of its own.
+TEST(CompareInput, OldGoogleBenchmarkMeanSuffixIsABenchmarkWithoutItsStem) {
+  auto in = load_input(data("gbench_old_base.json"));
+  ASSERT_EQ(in.benchmarks.size(), 2u);
+  EXPECT_EQ(in.benchmarks[0].name, "BM_Sort");
+  EXPECT_EQ(in.benchmarks[0].times_ns.size(), 5u);  // BM_Sort_mean/_median/_stddev are its aggregates
+  EXPECT_EQ(in.benchmarks[1].name, "BM_Alloc_mean");
+  EXPECT_EQ(in.benchmarks[1].times_ns.size(), 5u);
+  EXPECT_TRUE(in.notes.empty());
+}
+
+// Before: State::SkipWithMessage rows were counted as errors.
+TEST(CompareInput, GoogleBenchmarkSkippedRowsAreCalledSkipped) {
+  auto in = load_input(data("gbench_skips.json"));
+  ASSERT_EQ(in.benchmarks.size(), 1u);
+  EXPECT_EQ(in.benchmarks[0].name, "BM_Ran");
+  ASSERT_EQ(in.notes.size(), 2u);
+  EXPECT_EQ(in.notes[0], "BM_Broken (\"checksum mismatch\") reported an error (error_occurred); not compared");
+  EXPECT_EQ(in.notes[1], "BM_NeedsAvx512 (\"no AVX-512 on this CPU\") skipped itself (SkipWithMessage); not compared");
+  // When nothing ran, the error says why rather than only that nothing is there.
+  try {
+    parse_input_text(R"({"context": {}, "benchmarks": [{"name": "BM_X", "run_type": "iteration",
+                         "error_occurred": true, "error_message": "boom", "real_time": 0}]})", "e.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("BM_X (\"boom\") reported an error"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CompareInput, NonFiniteLiteralsBecomeDoubles) {
+  auto j = parse_json_allowing_nonfinite(
+      R"({"a": NaN, "b": [Infinity, -Infinity, null, 1.5], "s": "NaN -Infinity \" null", "n": null})", "x.json");
+  EXPECT_TRUE(std::isnan(j["a"].get<double>()));
+  EXPECT_EQ(j["b"][0].get<double>(), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(j["b"][1].get<double>(), -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(j["b"][2].is_null());
+  EXPECT_EQ(j["b"][3].get<double>(), 1.5);
+  EXPECT_EQ(j["s"], "NaN -Infinity \" null");  // inside strings nothing changes
+  EXPECT_TRUE(j["n"].is_null());
+  // Errors point at the caller's byte even after a NaN (3 bytes) became null (4).
+  try {
+    parse_json_allowing_nonfinite(R"({"a": NaN, "b": x})", "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("byte 17"), std::string::npos) << e.what();
+  }
+  // A NaN time is still not a time.
+  EXPECT_THROW(parse_input_text(R"({"results": [{"command": "a", "times": [NaN, 1]}]})", "h.json"), Error);
 }
 
 TEST(CompareInput, HyperfineRealExport) {
@@ -85,7 +155,8 @@ TEST(CompareInput, BrokenFilesAreOneLineErrors) {
       {"unknown_shape.json", "neither a noisewatch run report nor"},
       {"compare_report.json", "noisewatch.compare/1"},
       {"gbench_bad_unit.json", "fortnights"},
-      {"gbench_only_aggregates.json", "no benchmark"},
+      {"gbench_only_aggregates.json", "rerun without --benchmark_report_aggregates_only, with "
+                                      "--benchmark_repetitions=10"},
       {"hyperfine_no_times.json", "no \"times\""},
       {"hyperfine_negative_time.json", "positive"},
       {"pyperf_bytes.json", "byte"},
@@ -93,7 +164,10 @@ TEST(CompareInput, BrokenFilesAreOneLineErrors) {
       {"nw_wall_is_string.json", "wall_ns"},
       {"hyperfine_duplicate.json", "twice"},
       {"not_json.json", "not valid JSON"},
-      {"empty.json", "not valid JSON"},
+      {"empty.json", "is empty (0 bytes)"},
+      {"whitespace.json", "is empty (only whitespace)"},
+      {"utf16.json", "is UTF-16 text"},
+      {"truncated.json.gz", "gzip-compressed but cannot be decompressed (it ends early"},
       {"number_overflow.json", "out of range"},  // found by the fuzzer
   };
   size_t seen = 0;

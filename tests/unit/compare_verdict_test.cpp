@@ -159,7 +159,9 @@ BenchmarkComparison slower_by_four_percent(std::vector<NoiseChange> noise) {
   c.timing.ratio = 1.04;
   c.timing.ci_low = 1.03;
   c.timing.ci_high = 1.05;
-  c.timing.p_value = 0.0001;
+  c.timing.ci_bounded = true;
+  c.timing.tested = true;
+  c.timing.p_value = c.timing.p_adjusted = 0.0001;
   c.timing.significant = true;
   c.has_noise = true;
   c.noise_diff = std::move(noise);
@@ -217,7 +219,7 @@ TEST(CompareVerdict, UnchangedTimingWithChangedNoiseSaysSo) {
   c.timing.ratio = 1.002;
   c.timing.ci_low = 0.99;
   c.timing.ci_high = 1.01;
-  c.timing.p_value = 0.4;
+  c.timing.p_value = c.timing.p_adjusted = 0.4;
   std::string s = explain(c, Options{});
   EXPECT_TRUE(contains(s, "No significant change: NEW is 0.2 % slower (95 % CI -1.0 to +1.0 %, p = 0.400)")) << s;
   EXPECT_TRUE(contains(s, "but the noise changed (more preemption by cc1plus in NEW)")) << s;

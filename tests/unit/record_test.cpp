@@ -102,3 +102,37 @@ TEST(RunRecord, OutOfRangeNumbersAreErrorsNotUndefinedBehaviour) {
 
 }  // namespace
 }  // namespace nw
+
+namespace nw {
+namespace {
+
+TEST(RunRecord, CpuTimeRoundTripsAndIsOptional) {
+  RunRecord rec = sample_record();
+  rec.runs[1].cpu_ns = 9'500'000;
+  rec.runs[1].cpu_irq_ns = 100'000;
+  rec.runs[1].user_ns = 10'000'000;
+  rec.runs[1].sys_ns = 500'000;
+  auto back = run_record_from_json(to_json(rec));
+  ASSERT_TRUE(back.runs[1].cpu_ns);
+  EXPECT_EQ(*back.runs[1].cpu_ns, 9'500'000u);
+  EXPECT_EQ(*back.runs[1].cpu_irq_ns, 100'000u);
+  // The benchmark's own CPU time: the probe's, less interrupts; getrusage only for old records.
+  EXPECT_EQ(back.runs[1].own_cpu_ns(), 9'400'000u);
+  EXPECT_FALSE(back.runs[2].cpu_ns);
+  EXPECT_FALSE(to_json(rec)["runs"][2].contains("cpu_ns"));
+  back.runs[2].user_ns = 3;
+  back.runs[2].sys_ns = 4;
+  EXPECT_EQ(back.runs[2].own_cpu_ns(), 7u);
+}
+
+TEST(RunRecord, StolenTimeLeavesOutTheWorkloadsOwn) {
+  RunSample r;
+  r.noise = {{"preemption:stress", 1, 100, 100, nullptr},
+             {"irq:local_timer", 3, 20, 10, nullptr},
+             {"blocking", 1, 1000, 1000, nullptr},
+             {"contention:worker", 5, 300, 90, nullptr}};
+  EXPECT_EQ(r.stolen_ns(), 120u);
+}
+
+}  // namespace
+}  // namespace nw

@@ -25,7 +25,7 @@ RunRecord hog_record(const std::string& comm, int pid) {
   auto rec = test::synthetic_record(20, 1e6, [&](int i, RunSample& r, auto&) {
     if (i % 2) r.noise.push_back({"preemption:" + comm, 50, uint64_t(8e6), uint64_t(1e6), {{"pid", pid}}});
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   return rec;
 }
 
@@ -65,7 +65,7 @@ TEST(ReportAdvice, MovesTheNamedIrqByNumber) {
   auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
     r.noise.push_back({"irq:virtio1-req.0", 10, uint64_t((i % 4) * 3e6), 50000, {{"irq", 24}}});
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto* mv = find_rec(rec, "move-irq:virtio1-req.0");
   ASSERT_NE(mv, nullptr);
   EXPECT_TRUE(any_command_contains(*mv, "echo 0 > /proc/irq/24/smp_affinity_list"));
@@ -78,7 +78,7 @@ TEST(ReportAdvice, IrqWithoutNumberSaysHowToFindIt) {
   auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
     r.noise.push_back(test::time_entry("irq:eth0-rx-1", (i % 4) * 3e6));
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto* mv = find_rec(rec, "move-irq:eth0-rx-1");
   ASSERT_NE(mv, nullptr);
   EXPECT_TRUE(any_command_contains(*mv, "/proc/interrupts"));
@@ -89,7 +89,7 @@ TEST(ReportAdvice, TickAndRcuNeedKernelParameters) {
     r.noise.push_back(test::time_entry("irq:local_timer", (i % 3) * 1e6));
     r.noise.push_back(test::time_entry("softirq:RCU", (i % 5) * 0.6e6));
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto* nohz = find_rec(rec, "nohz-full");
   ASSERT_NE(nohz, nullptr);
   EXPECT_TRUE(nohz->reboot);
@@ -104,7 +104,7 @@ TEST(ReportAdvice, NamesAQuieterCpuThanCpu0) {
   });
   rec.cpus = {0};
   rec.host.online_cpus = 4;
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto* q = find_rec(rec, "quieter-cpu");
   ASSERT_NE(q, nullptr);
   EXPECT_NE(q->title.find("CPU 3"), std::string::npos) << q->title;
@@ -117,7 +117,7 @@ TEST(ReportAdvice, SmtNmiCstatesFrequency) {
     r.noise.push_back(test::time_entry("nmi:perf_event_nmi_handler", (i % 3) * 1e6));
     r.noise.push_back(test::time_entry("wakeup:idle", (i % 5) * 1e6));
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_NE(find_rec(rec, "smt-off"), nullptr);
   EXPECT_NE(find_rec(rec, "nmi-watchdog"), nullptr);
   EXPECT_NE(find_rec(rec, "c-states"), nullptr);
@@ -128,7 +128,7 @@ TEST(ReportAdvice, RankedBySharePlacingSpeculativeKnobsLast) {
   auto rec = test::synthetic_record(30, 4e6, [](int i, RunSample& r, auto&) {
     if (i % 2) r.noise.push_back(test::time_entry("preemption:backup", 6e6));
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   ASSERT_GE(rec.recommendations.size(), 3u);
   bool seen_speculative = false;
   double last = 2;
@@ -152,7 +152,7 @@ TEST(ReportAdvice, UnpinnedWithMigrationsAsksToPin) {
     r.wall_ns = uint64_t(n * 40e3);
   });
   rec.pinned = false;
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto* pin = find_rec(rec, "pin-cpu");
   ASSERT_NE(pin, nullptr);
   EXPECT_TRUE(any_command_contains(*pin, "taskset -c 1 ./bench"));
@@ -161,7 +161,7 @@ TEST(ReportAdvice, UnpinnedWithMigrationsAsksToPin) {
 TEST(ReportAdvice, VirtualMachineSuggestsADedicatedHost) {
   auto rec = test::synthetic_record(20, 5e6, nullptr);
   rec.host.virtualized = true;
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_NE(find_rec(rec, "dedicated-host"), nullptr);
   EXPECT_EQ(find_rec(rec, "aslr-off"), nullptr);  // the host explains it first
 }
@@ -183,7 +183,7 @@ TEST(ReportAdvice, FrequencyKnobs) {
     r.mean_khz = khz;
     r.wall_ns = uint64_t(1e9 * (3.0e6 / khz - 1));
   });
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   const auto* gov = find_rec(rec, "performance-governor");
   ASSERT_NE(gov, nullptr);
   EXPECT_TRUE(any_command_contains(*gov, "cpupower frequency-set -g performance"));
@@ -197,8 +197,43 @@ TEST(ReportAdvice, FrequencyKnobs) {
 TEST(ReportAdvice, QuotesTheCommandForTheShell) {
   auto rec = hog_record("stress-ng", 1);
   rec.command = {"./bench", "--name", "a b"};
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_TRUE(any_command_contains(*find_rec(rec, "sched-fifo"), "chrt -f 1 ./bench --name 'a b'"));
+}
+
+TEST(ReportAdvice, HeadingsSayHowTheyAreOrdered) {
+  // On a VM: a hog with about a tenth of the variance, the rest unexplained (the host). The
+  // measured knob comes first under "ranked by the share"; the dedicated host, which only may
+  // address the unexplained 90 %, comes under its own heading instead of above a 9 % knob that
+  // the heading ranks.
+  auto rec = test::synthetic_record(40, 3e6, [](int i, RunSample& r, auto&) {
+    if (i % 2) r.noise.push_back({"preemption:backup", 20, uint64_t(2e6), uint64_t(1e6), {{"pid", 9}}});
+  });
+  rec.host.virtualized = true;
+  rec = test::analyzed(rec);
+  const auto* host = find_rec(rec, "dedicated-host");
+  const auto* stop = find_rec(rec, "stop-process:backup");
+  ASSERT_NE(host, nullptr);
+  ASSERT_NE(stop, nullptr);
+  ASSERT_GT(host->share, stop->share);
+  for (auto f : {report::Format::text, report::Format::markdown, report::Format::html}) {
+    auto out = report::render(rec, f, false);
+    auto ranked = out.find("ranked by the share of the variance they address");
+    auto maybe = out.find("May reduce the unexplained part");
+    ASSERT_NE(ranked, std::string::npos) << out;
+    ASSERT_NE(maybe, std::string::npos) << out;
+    EXPECT_LT(ranked, out.find("Stop backup"));
+    EXPECT_LT(out.find("Stop backup"), maybe);
+    EXPECT_LT(maybe, out.find("Benchmark on a dedicated host"));
+    EXPECT_NE(out.find("up to"), std::string::npos);
+  }
+  // Within the ranked group, shares never increase.
+  double last = 2;
+  for (const auto& r : rec.recommendations) {
+    if (report::tier_of(r) != report::Tier::measured) break;
+    EXPECT_LE(r.share, last) << r.id;
+    last = r.share;
+  }
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ TEST(ReportPatterns, OutlierByModifiedZScore) {
   EXPECT_EQ(p.outliers[0].run, 8);  // index 0 is the warm-up
   EXPECT_GT(p.outliers[0].z, report::kOutlierZ);
   EXPECT_EQ(p.outliers[0].source, "irq:nvme0q1");
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   bool warned = false;
   for (const auto& w : rec.warnings) warned |= w.find("Run 8 is an outlier") != std::string::npos;
   EXPECT_TRUE(warned);
@@ -87,7 +87,7 @@ TEST(ReportPatterns, SlowFirstRunAsksForWarmup) {
   auto p = patterns_of(rec);
   EXPECT_TRUE(p.slow_first.found);
   EXPECT_NEAR(p.slow_first.excess, 0.08, 0.01);
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   EXPECT_TRUE(has_recommendation(rec, "more-warmup"));
 }
 

@@ -5,6 +5,7 @@
 
 #include <regex>
 
+#include "report_synthetic.h"
 #include "reports/report.h"
 
 namespace nw {
@@ -12,7 +13,7 @@ namespace {
 
 RunRecord recorded() {
   auto rec = load_run_record(std::string(NW_SOURCE_DIR) + "/tests/data/records/busy_vm_recorded.json");
-  report::analyze(rec);
+  rec = test::analyzed(rec);
   return rec;
 }
 

@@ -74,6 +74,15 @@ TEST(TaskSwitches, ReadsBothCountsFromProcStatus) {
   EXPECT_EQ(read_task_switches(-1).voluntary, 0u);
 }
 
+TEST(TaskRuntime, ReadsTheFirstFieldOfSchedstat) {
+  EXPECT_EQ(parse_task_runtime("123456789 5000 42\n"), 123456789u);
+  EXPECT_EQ(parse_task_runtime(""), 0u);
+  EXPECT_EQ(parse_task_runtime("garbage"), 0u);
+  // This process has run by now, and a task that is gone reads 0.
+  EXPECT_GT(read_task_runtime(getpid()), 0u);
+  EXPECT_EQ(read_task_runtime(-1), 0u);
+}
+
 TEST(CpuChoice, AvoidsCpu0AndPrefersFewestDeviceIrqs) {
   auto irqs = sys::parse_interrupts(
       "      CPU0   CPU1   CPU2   CPU3\n"

@@ -5,6 +5,7 @@
 
 #include "compare/compare.h"
 #include "compare/input.h"
+#include "compare/render.h"
 #include "knobs/catalogue.h"
 #include "tune/prove.h"
 
@@ -55,7 +56,10 @@ TEST(TuneProve, SummarySaysWhatChangedAndWhatDisappeared) {
   EXPECT_NE(text.find("gone         irq:virtio1-req.0 ("), std::string::npos) << text;
   EXPECT_NE(text.find("/run) by irq-affinity\n"), std::string::npos) << text;
   // No applied knob addresses a backup job: it stopped by itself.
-  EXPECT_NE(text.find("also gone    preemption:backup (200.000 µs/run) (no applied knob"), std::string::npos) << text;
+  EXPECT_NE(text.find(fmt::format("also gone    preemption:backup ({}/run) (no applied knob",
+                                  compare::format_duration(200e3))),
+            std::string::npos)
+      << text;
   EXPECT_EQ(text.find("cron ("), std::string::npos) << "a source on both sides did not disappear";
   EXPECT_NE(text.find("tuning       tuned 3 values: irq-affinity (partly), aslr-off; not on this machine: turbo-off"),
             std::string::npos)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the sample inputs of the compare tests. Deterministic (fixed seeds): rerun after
 changing it and review the diff; goldens under golden/ then need regenerating (see the test)."""
+import gzip
 import json
 import random
 
@@ -107,6 +108,57 @@ dump("hyperfine_new.json", hyperfine(11, [("./bench --n 1000", 0.0190, 0.01, 12)
 dump("pyperf_base.json", pyperf(12, "json_dumps", 1.5e-5, 0.01))
 dump("pyperf_new.json", pyperf(13, "json_dumps", 1.5e-5, 0.01))
 
+
+
+def gbench_old(seed, families, reps=5):
+    """Google Benchmark JSON as versions before 1.5 wrote it: no run_type, run_name or
+    aggregate_name; aggregates are only recognisable by their _mean/_median/_stddev names."""
+    rnd = random.Random(seed)
+    rows = []
+    for name, centre, cv, with_aggregates in families:
+        values = [rnd.gauss(centre, centre * cv) for _ in range(reps)]
+        rows += [{"name": name, "iterations": 1000, "real_time": v, "cpu_time": v, "time_unit": "ns"} for v in values]
+        if with_aggregates:
+            mean = sum(values) / reps
+            for agg in ("mean", "median", "stddev"):
+                rows.append({"name": f"{name}_{agg}", "iterations": 1000, "real_time": mean, "cpu_time": mean,
+                             "time_unit": "ns"})
+    return {"context": {"date": "2018-05-01 10:00:00", "num_cpus": 8, "mhz_per_cpu": 3600,
+                        "cpu_scaling_enabled": False, "library_build_type": "release"}, "benchmarks": rows}
+
+
+def gbench_skips(seed):
+    """Rows that google/benchmark >= 1.8 writes for State::SkipWithMessage ("skipped") and
+    SkipWithError ("error_occurred"), next to a benchmark that ran."""
+    doc = gbench(seed, [("BM_Ran", "ns", 100.0, 0.01)], reps=5)
+    doc["benchmarks"] += [
+        {"name": "BM_NeedsAvx512", "family_index": 1, "per_family_instance_index": 0, "run_name": "BM_NeedsAvx512",
+         "run_type": "iteration", "repetitions": 5, "repetition_index": r, "threads": 1, "skipped": True,
+         "skip_message": "no AVX-512 on this CPU", "iterations": 0, "real_time": 0, "cpu_time": 0,
+         "time_unit": "ns"} for r in range(5)]
+    doc["benchmarks"].append(
+        {"name": "BM_Broken", "family_index": 2, "per_family_instance_index": 0, "run_name": "BM_Broken",
+         "run_type": "iteration", "repetitions": 5, "repetition_index": 0, "threads": 1, "error_occurred": True,
+         "error_message": "checksum mismatch", "iterations": 0, "real_time": 0, "cpu_time": 0, "time_unit": "ns"})
+    return doc
+
+
+def other_host(path):
+    """A real Google Benchmark file with its context edited to another machine (release build)."""
+    with open(f"{HERE}/{path}") as f:
+        doc = json.load(f)  # keeps the NaN/Infinity counters as Python floats; dump writes them back
+    doc["context"].update({"host_name": "ci-runner-7", "num_cpus": 16, "mhz_per_cpu": 3400,
+                           "cpu_scaling_enabled": True, "library_build_type": "release",
+                           "caches": [{"type": "Data", "level": 1, "size": 32768, "num_sharing": 2},
+                                      {"type": "Unified", "level": 2, "size": 1048576, "num_sharing": 2}]})
+    return doc
+
+
+dump("gbench_old_base.json", gbench_old(17, [("BM_Sort", 1000.0, 0.01, True), ("BM_Alloc_mean", 50.0, 0.01, False)]))
+dump("gbench_old_new.json", gbench_old(18, [("BM_Sort", 1100.0, 0.01, True), ("BM_Alloc_mean", 50.0, 0.01, False)]))
+dump("gbench_skips.json", gbench_skips(19))
+dump("gbench_reps_new_other_host.json", other_host("real/gbench_reps_new.json"))
+
 # Broken inputs: each must give a one-line nw::Error, never a crash.
 dump("broken/only_warmup.json", {**nw_report(14, 0, 50.0, 0.004)})
 dump("broken/unknown_shape.json", {"results_of": [1, 2, 3], "name": "x"})
@@ -128,3 +180,12 @@ with open(f"{HERE}/broken/not_json.json", "w") as f:
     f.write('{"schema": "noisewatch.run/1", "runs": [\n')
 with open(f"{HERE}/broken/empty.json", "w") as f:
     pass
+with open(f"{HERE}/broken/whitespace.json", "w") as f:
+    f.write("  \n\n")
+with open(f"{HERE}/hyperfine_base.json", encoding="utf-8") as f:
+    hyperfine_text = f.read()
+with open(f"{HERE}/broken/utf16.json", "w", encoding="utf-16") as f:  # with a BOM, as PowerShell writes
+    f.write(hyperfine_text)
+compressed = gzip.compress(hyperfine_text.encode(), mtime=0)
+with open(f"{HERE}/broken/truncated.json.gz", "wb") as f:
+    f.write(compressed[: len(compressed) // 2])

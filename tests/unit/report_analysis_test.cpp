@@ -1,0 +1,48 @@
+// analyze() returns types: the attribution, fits, patterns and split are read as they were
+// computed, with no JSON in between (the JSON serialiser is tested through the goldens).
+#include <gtest/gtest.h>
+
+#include "report_synthetic.h"
+#include "reports/report.h"
+
+namespace nw {
+namespace {
+
+TEST(ReportAnalysis, TypedResultOfTheFaultCase) {
+  const auto rec = test::alternate_fault_record(false);
+  const auto a = report::analyze(rec);
+  EXPECT_FALSE(a.failed.has_value());
+  EXPECT_EQ(a.summary.runs, 10);
+  EXPECT_EQ(a.matrix.runs(), 10u);
+  EXPECT_TRUE(a.attribution.attributable);
+  EXPECT_EQ(a.attribution.residual.size(), 10u);
+  const auto& top = a.attribution.rows.front();
+  EXPECT_EQ(top.kind, report::RowKind::remainder);
+  EXPECT_EQ(top.group, report::Group::unexplained);
+  bool saw_fault = false;
+  for (const auto& r : a.attribution.rows) {
+    if (r.source != "fault") continue;
+    saw_fault = true;
+    ASSERT_TRUE(r.fit.has_value());
+    EXPECT_FALSE(r.fit->plausible);
+    EXPECT_FALSE(r.fit->accepted());
+    EXPECT_EQ(r.fit->max_per_event_ns, report::kMaxMinorFaultNs);
+    EXPECT_EQ(r.group, report::Group::workload);
+  }
+  EXPECT_TRUE(saw_fault);
+  EXPECT_TRUE(a.patterns.bimodal.found);
+  EXPECT_EQ(a.split.verdict, "unexplained");
+  // The engine's warnings are among those shown, after the runner's.
+  ASSERT_FALSE(a.engine_warnings.empty());
+  EXPECT_EQ(a.warnings.back(), a.engine_warnings.back());
+}
+
+TEST(ReportAnalysis, RenderWithAnAnalysisEqualsRenderAlone) {
+  const auto rec = test::alternate_fault_record(true);
+  const auto a = report::analyze(rec);
+  for (auto f : {report::Format::text, report::Format::json, report::Format::markdown, report::Format::html})
+    EXPECT_EQ(report::render(rec, a, f, false), report::render(rec, f, false));
+}
+
+}  // namespace
+}  // namespace nw
