@@ -13,7 +13,7 @@ namespace nw::cli {
 
 namespace {
 
-const char* kSubcommands[] = {"run", "report", "check", "snapshot", "compare", "events", "agent"};
+const char* kSubcommands[] = {"run", "report", "check", "snapshot", "compare", "events", "agent", "tune"};
 
 bool is_subcommand(const char* arg) {
   for (const char* s : kSubcommands)
@@ -40,6 +40,17 @@ std::vector<std::string>& trailing_storage() {
 
 const std::vector<std::string>& trailing_args() { return trailing_storage(); }
 
+std::vector<std::string> benchmark_command(CLI::App* sub, const std::string& usage) {
+  auto command = sub->remaining();
+  // prefix_command() hands over unknown options too.
+  if (!command.empty() && command.front().size() > 1 && command.front()[0] == '-')
+    throw CLI::ExtrasError(fmt::format("unknown option {} (see `{}`)", command.front(), usage),
+                           CLI::ExitCodes::ExtrasError);
+  const auto& tail = trailing_args();
+  command.insert(command.end(), tail.begin(), tail.end());
+  return command;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{
       "noisewatch: explains why a benchmark's timings vary. It runs the benchmark on a pinned\n"
@@ -48,7 +59,8 @@ int main(int argc, char** argv) {
       "variance to those sources, with the knobs that remove them.\n\n"
       "  noisewatch -- ./bench              explain a benchmark's variance (same as `run`)\n"
       "  noisewatch check                   is this machine fit to benchmark on?\n"
-      "  noisewatch compare A.json B.json   a regression: code, or noise?\n",
+      "  noisewatch compare A.json B.json   a regression: code, or noise?\n"
+      "  noisewatch tune prove -- ./bench   tune the machine, prove the gain, restore it exactly\n",
       "noisewatch"};
   app.set_version_flag("-V,--version", std::string("noisewatch ") + NOISEWATCH_VERSION);
   app.require_subcommand(0, 1);
@@ -62,6 +74,7 @@ int main(int argc, char** argv) {
   register_compare(app, action);
   register_events(app, action);
   register_agent(app, action);
+  register_tune(app, action);
 
   auto args = with_default_subcommand(argc, argv);
   if (auto dd = std::find(args.begin(), args.end(), "--"); dd != args.end()) {

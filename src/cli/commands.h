@@ -18,10 +18,16 @@ void register_snapshot(CLI::App& app, Action& action);  // src/check/snapshot_cl
 void register_compare(CLI::App& app, Action& action);   // src/compare/compare_cli.cpp
 void register_events(CLI::App& app, Action& action);    // src/probes/events_cli.cpp
 void register_agent(CLI::App& app, Action& action);     // src/agent/agent_cli.cpp
+void register_tune(CLI::App& app, Action& action);      // src/tune/tune_cli.cpp
 
 // The words after the first `--` on the command line (the benchmark and its arguments); they
 // are kept away from the option parser so that none of them is taken for noisewatch's.
 const std::vector<std::string>& trailing_args();
+
+// The benchmark command of a subcommand parsed with prefix_command(): its remaining words, then
+// the trailing arguments. Throws CLI::ExtrasError for an unknown option (a benchmark is never
+// named "-x"); `usage` names the subcommand's help ("noisewatch run --help").
+std::vector<std::string> benchmark_command(CLI::App* sub, const std::string& usage);
 
 // Parses argv and runs the chosen subcommand; returns the process exit status.
 int main(int argc, char** argv);

@@ -160,6 +160,7 @@ json to_json(const RunRecord& rec) {
   j["lost_events"] = rec.lost_events;
   if (rec.interrupted) j["interrupted"] = true;
   if (!rec.report.is_null()) j["report"] = rec.report;
+  if (!rec.setup.is_null()) j["setup"] = rec.setup;
   return j;
 }
 
@@ -359,6 +360,7 @@ RunRecord run_record_from_json(const json& j) {
   get_opt(j, "lost_events", rec.lost_events, top);
   get_opt(j, "interrupted", rec.interrupted, top);
   if (j.contains("report")) rec.report = j["report"];
+  if (j.contains("setup")) rec.setup = j["setup"];
   rec.summary = summarize(rec);
   return rec;
 }

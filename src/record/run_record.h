@@ -123,6 +123,9 @@ struct RunRecord {
   uint64_t lost_events = 0;
   bool interrupted = false;
   nlohmann::json report = nullptr;     // extra report-engine output (free-form, optional)
+  // How the benchmark process was set up (--no-aslr, --fifo, --nice, --clean-env, --env) and the
+  // machine tuning in force (--tune); null when none of them was asked for.
+  nlohmann::json setup = nullptr;
 
   std::vector<const RunSample*> measured() const;  // non-warmup, non-interrupted runs
   void add_unavailable(std::string probe, std::string reason);

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,10 +16,69 @@
 #include <fmt/format.h>
 
 #include "cli/errors.h"
+#include "runner/command_lookup.h"
+#include "system/cpulist.h"
+
+extern char** environ;
 
 namespace nw::runner {
 
-HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus) {
+namespace {
+
+// What the child tells the parent through the ready pipe: 'r', or 'e' + the step that failed
+// and its errno (the parent turns them into a message: the child may only make
+// async-signal-safe calls).
+enum Step : unsigned char { kPin = 1, kAslr, kNice, kFifo };
+constexpr char kReady = 'r', kFailed = 'e';
+constexpr size_t kReportSize = 2 + sizeof(int);
+
+[[noreturn]] void child_fails(int fd, Step step, int err) {
+  char report[kReportSize] = {kFailed, char(step)};
+  std::memcpy(report + 2, &err, sizeof err);
+  ssize_t ignored = write(fd, report, sizeof report);
+  (void)ignored;
+  _exit(125);
+}
+
+std::string step_message(Step step, int err, const std::vector<int>& cpus, const BenchmarkSetup& s) {
+  std::string why = std::strerror(err);
+  bool denied = err == EPERM || err == EACCES;
+  switch (step) {
+    case kPin:
+      return fmt::format("cannot pin the benchmark to CPU {}: {}", sys::format_cpulist(cpus), why);
+    case kAslr:
+      return fmt::format("--no-aslr: personality(ADDR_NO_RANDOMIZE) failed: {}", why);
+    case kNice:
+      return fmt::format("--nice {}: setpriority failed: {}{}", s.nice.value_or(0), why,
+                         denied ? " (a negative nice needs root or CAP_SYS_NICE)" : "");
+    case kFifo:
+      return fmt::format("--fifo {}: sched_setscheduler(SCHED_FIFO) failed: {}{}", s.fifo.value_or(0), why,
+                         denied ? " (needs root or CAP_SYS_NICE, and a cgroup with a real-time budget)" : "");
+  }
+  return fmt::format("the benchmark process could not be prepared: {}", why);
+}
+
+}  // namespace
+
+std::vector<std::string> benchmark_environment(const BenchmarkSetup& setup, char** caller_env) {
+  std::vector<std::string> env;
+  if (setup.clean_env) {
+    for (std::string_view name : {"PATH=", "HOME="})
+      for (char** e = caller_env; e && *e; ++e)
+        if (std::string_view(*e).substr(0, name.size()) == name) env.emplace_back(*e);
+    env.emplace_back("LANG=C");
+  } else {
+    for (char** e = caller_env; e && *e; ++e) env.emplace_back(*e);
+  }
+  for (const auto& kv : setup.env) {
+    std::string key = kv.substr(0, kv.find('=') + 1);
+    std::erase_if(env, [&](const std::string& e) { return e.compare(0, key.size(), key) == 0; });
+    env.push_back(kv);
+  }
+  return env;
+}
+
+HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus, const BenchmarkSetup& setup) {
   int go[2], ready[2];
   if (pipe2(go, O_CLOEXEC) != 0) throw Error(fmt::format("pipe: {}", std::strerror(errno)));
   if (pipe2(ready, O_CLOEXEC) != 0) {
@@ -25,13 +86,30 @@ HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int
     close(go[1]);
     throw Error(fmt::format("pipe: {}", std::strerror(errno)));
   }
-  // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
+  // Everything the child needs is prepared before fork: after it only async-signal-safe calls
+  // (execve, not execvp: the command is looked up here, the way the shell would).
+  auto found = lookup_command(argv.at(0));
+  std::string path = found.status == 0 ? found.path : argv[0];
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // A script without #! runs under /bin/sh, as execvp would do.
+  std::vector<char*> sh_args = {const_cast<char*>("/bin/sh"), path.data()};
+  sh_args.insert(sh_args.end(), args.begin() + 1, args.end());
+  std::vector<std::string> env_storage;
+  std::vector<char*> env_ptrs;
+  char** envp = environ;
+  if (setup.clean_env || !setup.env.empty()) {
+    env_storage = benchmark_environment(setup, environ);
+    for (auto& e : env_storage) env_ptrs.push_back(e.data());
+    env_ptrs.push_back(nullptr);
+    envp = env_ptrs.data();
+  }
   cpu_set_t set;
   CPU_ZERO(&set);
   for (int c : cpus) CPU_SET(c, &set);
+  sched_param fifo{};
+  fifo.sched_priority = setup.fifo.value_or(0);
 
   pid_t pid = fork();
   if (pid < 0) {
@@ -47,14 +125,19 @@ HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (!cpus.empty() && sched_setaffinity(0, sizeof(set), &set) != 0) {
-      dprintf(2, "noisewatch: cannot pin the benchmark: %s\n", std::strerror(errno));
-      _exit(125);
-    }
+    if (!cpus.empty() && sched_setaffinity(0, sizeof(set), &set) != 0) child_fails(ready[1], kPin, errno);
     // Pinned (sched_setaffinity on itself returns once it runs on an allowed CPU): from now on
     // it stays put, so tracking that starts after this cannot see noisewatch's own pinning as
     // a migration of the benchmark.
-    char c = 'r';
+    if (setup.no_aslr) {
+      // The personality survives execve: that is how setarch -R works.
+      int current = personality(0xffffffff);
+      if (current == -1 || personality(unsigned(current) | ADDR_NO_RANDOMIZE) == -1)
+        child_fails(ready[1], kAslr, errno);
+    }
+    if (setup.nice && setpriority(PRIO_PROCESS, 0, *setup.nice) != 0) child_fails(ready[1], kNice, errno);
+    if (setup.fifo && sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) child_fails(ready[1], kFifo, errno);
+    char c = kReady;
     if (write(ready[1], &c, 1) != 1) _exit(125);
     close(ready[1]);
     ssize_t n;
@@ -63,8 +146,12 @@ HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int
     } while (n < 0 && errno == EINTR);
     if (n != 1) _exit(125);  // noisewatch went away before releasing us
     close(go[0]);
-    execvp(args[0], args.data());
+    execve(path.c_str(), args.data(), envp);
     int err = errno;
+    if (err == ENOEXEC) {
+      execve(sh_args[0], sh_args.data(), envp);
+      err = errno;
+    }
     dprintf(2, "noisewatch: cannot execute %s: %s\n", args[0], std::strerror(err));
     _exit(err == ENOENT ? 127 : 126);
   }
@@ -72,21 +159,31 @@ HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int
   close(ready[1]);
   pid_ = pid;
   go_fd_ = go[1];
-  char c;
-  ssize_t n;
-  do {
-    n = read(ready[0], &c, 1);
-  } while (n < 0 && errno == EINTR);
+  char report[kReportSize] = {};
+  size_t got = 0;
+  for (;;) {
+    ssize_t n = read(ready[0], report + got, got ? sizeof report - got : 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+    if (report[0] == kReady || got == sizeof report) break;
+  }
   close(ready[0]);
-  if (n != 1) {
-    abandon();
-    throw Error("the benchmark process could not be prepared (pinning failed; see the message above)");
+  if (got == 1 && report[0] == kReady) {
+    pidfd_ = int(syscall(SYS_pidfd_open, pid, 0));
+    if (pidfd_ < 0) {
+      abandon();
+      throw Error(fmt::format("pidfd_open: {} (noisewatch needs Linux >= 5.3)", std::strerror(errno)));
+    }
+    return;
   }
-  pidfd_ = int(syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd_ < 0) {
-    abandon();
-    throw Error(fmt::format("pidfd_open: {} (noisewatch needs Linux >= 5.3)", std::strerror(errno)));
+  abandon();
+  if (got == sizeof report && report[0] == kFailed) {
+    int err;
+    std::memcpy(&err, report + 2, sizeof err);
+    throw Error(step_message(Step(report[1]), err, cpus, setup));
   }
+  throw Error("the benchmark process could not be prepared (it exited before it was ready)");
 }
 
 void HeldChild::release() {

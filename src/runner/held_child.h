@@ -6,13 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "runner/plan.h"
+
 namespace nw::runner {
 
 class HeldChild {
  public:
-  // Forks; the child pins itself to `cpus` (when non-empty), restores default signal handling
-  // and waits for release(). Throws nw::Error when fork fails.
-  HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus);
+  // Forks; the child pins itself to `cpus` (when non-empty), applies the per-benchmark knobs of
+  // `setup` (ASLR off, SCHED_FIFO, nice, environment), restores default signal handling and
+  // waits for release(). Throws nw::Error when fork fails or the child cannot be set up (the
+  // message says which step and why; the child exits 125).
+  HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus, const BenchmarkSetup& setup = {});
   ~HeldChild();
   HeldChild(const HeldChild&) = delete;
   HeldChild& operator=(const HeldChild&) = delete;
@@ -31,5 +35,9 @@ class HeldChild {
   bool reaped_ = false;
   friend class Repetition;
 };
+
+// The environment a benchmark gets: the caller's (or, with clean_env, only PATH, HOME and
+// LANG=C), then every --env K=V, replacing a variable of the same name.
+std::vector<std::string> benchmark_environment(const BenchmarkSetup& setup, char** caller_env);
 
 }  // namespace nw::runner

@@ -6,6 +6,18 @@
 
 namespace nw::runner {
 
+// Per-benchmark knobs: they change the benchmark process only, never the machine. The held
+// child applies them between fork and execve (held_child.cpp).
+struct BenchmarkSetup {
+  bool no_aslr = false;          // --no-aslr: personality(ADDR_NO_RANDOMIZE), like setarch -R
+  std::optional<int> fifo;       // --fifo N: SCHED_FIFO at priority N
+  std::optional<int> nice;       // --nice N
+  bool clean_env = false;        // --clean-env: only PATH, HOME and LANG=C (like env -i)
+  std::vector<std::string> env;  // --env K=V, added last (they win)
+
+  bool any() const { return no_aslr || fifo || nice || clean_env || !env.empty(); }
+};
+
 struct Plan {
   std::vector<std::string> command;
   std::vector<int> cpus;          // pin targets; empty with --no-pin
@@ -15,6 +27,7 @@ struct Plan {
   int warmup = 1;
   std::vector<std::string> events;  // libpfm4 event names (-e); empty = default set
   bool counters = true;
+  BenchmarkSetup setup;
 };
 
 }  // namespace nw::runner

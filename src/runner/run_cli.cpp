@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/format_option.h"
 #include "check/check_runner.h"
@@ -22,6 +24,9 @@
 #include "system/cpulist.h"
 #include "system/host_info.h"
 #include "system/interrupts.h"
+#include "tune/scoped.h"
+#include "tune/selection.h"
+#include "tune/signal_latch.h"
 
 namespace nw::cli {
 
@@ -38,7 +43,57 @@ struct RunArgs {
   std::string events;
   bool quiet = false;
   bool no_counters = false;
+  // Per-benchmark knobs and the machine tuning for this run.
+  bool no_aslr = false, clean_env = false, tune = false;
+  int fifo = 0, nice = 0;  // 0: not given (CLI11 says whether they were)
+  bool fifo_given = false, nice_given = false;
+  std::vector<std::string> env;
+  std::string journal, tune_only, tune_skip;
 };
+
+runner::BenchmarkSetup make_setup(const RunArgs& a) {
+  runner::BenchmarkSetup s;
+  s.no_aslr = a.no_aslr;
+  s.clean_env = a.clean_env;
+  if (a.fifo_given && a.nice_given)
+    throw Error("--fifo and --nice contradict each other (nice does not apply to a SCHED_FIFO task): choose one");
+  if (a.fifo_given) s.fifo = a.fifo;
+  if (a.nice_given) s.nice = a.nice;
+  for (const auto& kv : a.env) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(fmt::format("--env {}: expected NAME=VALUE, e.g. --env OMP_NUM_THREADS=1", kv));
+    s.env.push_back(kv);
+  }
+  if ((!a.journal.empty() || !a.tune_only.empty() || !a.tune_skip.empty()) && !a.tune)
+    throw Error("--journal, --tune-only and --tune-skip go with --tune: add --tune, or drop them");
+  return s;
+}
+
+// What the record says about the benchmark's setup (docs/contracts.md: run report, "setup").
+nlohmann::json setup_json(const runner::BenchmarkSetup& s) {
+  nlohmann::json j = nlohmann::json::object();
+  if (s.no_aslr) j["no_aslr"] = true;
+  if (s.fifo) j["fifo"] = *s.fifo;
+  if (s.nice) j["nice"] = *s.nice;
+  if (s.clean_env) j["clean_env"] = true;
+  if (!s.env.empty()) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const auto& kv : s.env) names.push_back(kv.substr(0, kv.find('=')));
+    j["env"] = names;
+  }
+  return j;
+}
+
+std::string setup_text(const runner::BenchmarkSetup& s) {
+  std::vector<std::string> parts;
+  if (s.no_aslr) parts.push_back("ASLR off");
+  if (s.fifo) parts.push_back(fmt::format("SCHED_FIFO {}", *s.fifo));
+  if (s.nice) parts.push_back(fmt::format("nice {}", *s.nice));
+  if (s.clean_env) parts.push_back("clean environment (PATH, HOME, LANG=C)");
+  if (!s.env.empty()) parts.push_back(fmt::format("{} --env", s.env.size()));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
 
 // --cpu auto's noise measurement: long enough to see the tick and periodic work on each CPU.
 constexpr double kAutoSeconds = 1.0;
@@ -54,6 +109,7 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   if (a.no_counters && !a.events.empty()) throw Error("--events and --no-counters contradict each other: choose one");
   p.runs = a.runs;
   p.warmup = a.warmup;
+  p.setup = make_setup(a);
   auto allowed = runner::allowed_cpus();
   if (a.no_pin) {
     if (!a.cpu.empty()) throw Error("--cpu and --no-pin contradict each other: choose one");
@@ -118,7 +174,9 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
   }
   bool tty = isatty(STDERR_FILENO);
   auto ready = [&] {
-    if (!a.quiet) fmt::print(stderr, "noisewatch: {}\n", plan.pin ? "pinned to " + plan.cpu_reason : plan.cpu_reason);
+    if (a.quiet) return;
+    fmt::print(stderr, "noisewatch: {}\n", plan.pin ? "pinned to " + plan.cpu_reason : plan.cpu_reason);
+    if (plan.setup.any()) fmt::print(stderr, "noisewatch: the benchmark runs with {}\n", setup_text(plan.setup));
   };
   auto progress = [&](const RunSample& s, int total) {
     if (a.quiet || !tty) return;
@@ -126,7 +184,26 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
                s.index + 1, total, double(s.wall_ns) / 1e6, double(s.stolen_ns()) / 1e6,
                s.exit_status ? fmt::format(", exit {}", s.exit_status) : "");
   };
+  // --tune: the machine is tuned for this run only. A signal while tuning or restoring is held
+  // until the machine is in a known state; the session itself forwards SIGINT/SIGTERM to the
+  // benchmark and ends cleanly; an exception restores through the ScopedTuning destructor.
+  std::optional<tune::ScopedTuning> tuning;
+  if (a.tune) {
+    if (geteuid() != 0) throw Error("--tune changes /proc and /sys for the run: run noisewatch as root");
+    auto selection = tune::select_knobs(tune::split_ids(a.tune_only), tune::split_ids(a.tune_skip));
+    tune::SignalLatch latch;
+    tuning.emplace(tune::journal_path_or_default(a.journal), plan.cpus, selection, "run --tune", a.quiet);
+    if (int sig = latch.caught()) return tuning->restore() ? 128 + sig : kExitOwnError;
+  }
   auto result = runner::run_session(plan, progress, ready);
+  nlohmann::json setup = setup_json(plan.setup);
+  if (tuning) {
+    tune::SignalLatch latch;
+    bool restored = tuning->restore();
+    setup["tune"] = tuning->summary();
+    if (!restored) result.record.warnings.push_back("the --tune tuning could not be fully restored: see `noisewatch tune status`");
+  }
+  if (!setup.empty()) result.record.setup = setup;
   runner::write_outputs(result.record, out);
   return result.exit_status;
 }
@@ -140,7 +217,9 @@ void register_run(CLI::App& app, Action& action) {
       "Run a benchmark on a pinned CPU, record what took time from it, and explain its variance.\n"
       "  noisewatch -- ./bench                     10 runs + 1 warm-up on a CPU noisewatch picks\n"
       "  noisewatch -c 3 -r 30 -- ./bench --fast   30 runs pinned to CPU 3\n"
-      "  noisewatch --json run.json -- ./bench     also save the record (re-render: noisewatch report)");
+      "  noisewatch --json run.json -- ./bench     also save the record (re-render: noisewatch report)\n"
+      "  noisewatch --no-aslr --clean-env --fifo 1 -- ./bench   the benchmark process alone, set up quieter\n"
+      "  noisewatch --tune -- ./bench              tune the machine for this run, restore it afterwards");
   sub->add_option("-c,--cpu", args->cpu,
                   "CPU(s) to pin the benchmark to, e.g. 3 or 2-3; `auto` first measures the noise of every allowed "
                   "CPU at once for 1 s and takes the quietest, like `noisewatch check` (default: not CPU 0; the "
@@ -158,6 +237,25 @@ void register_run(CLI::App& app, Action& action) {
                   "hardware PMU, none without one (the record has CPU time, switches, migrations, faults)");
   sub->add_flag("--no-counters", args->no_counters, "do not open perf counters (eBPF probes only)");
   sub->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
+  sub->add_flag("--no-aslr", args->no_aslr,
+                "run the benchmark without address-space randomisation (like setarch -R; the benchmark only)");
+  sub->add_option("--fifo", args->fifo, "run the benchmark SCHED_FIFO at priority N (1-99), like chrt -f N")
+      ->check(CLI::Range(1, 99))
+      ->each([args](const std::string&) { args->fifo_given = true; });
+  sub->add_option("--nice", args->nice, "run the benchmark at nice N (-20 to 19)")
+      ->check(CLI::Range(-20, 19))
+      ->each([args](const std::string&) { args->nice_given = true; });
+  sub->add_flag("--clean-env", args->clean_env,
+                "pass the benchmark only PATH, HOME (yours) and LANG=C, like env -i (the stack layout depends on "
+                "the environment's size)");
+  sub->add_option("--env", args->env, "K=V: add (or replace) one environment variable; repeat for more")
+      ->allow_extra_args(false);
+  sub->add_flag("--tune", args->tune,
+                "apply `noisewatch tune apply` for this run only, for its CPUs, and restore everything afterwards "
+                "(also after Ctrl-C; after a kill -9, at the next `tune restore` or --tune run)");
+  sub->add_option("--tune-only", args->tune_only, "with --tune: only these knobs (ids of `noisewatch tune list`)");
+  sub->add_option("--tune-skip", args->tune_skip, "with --tune: leave these knobs alone");
+  sub->add_option("--journal", args->journal, "the --tune journal (default /run/noisewatch/tune.json)");
   sub->footer(
       "What the record's figures mean (see README, \"What is charged, and to whom\"):\n"
       "  wall_ns     from the benchmark's release to its exit\n"
@@ -170,13 +268,7 @@ void register_run(CLI::App& app, Action& action) {
   // Everything from the benchmark's name on belongs to the benchmark, with or without `--`.
   sub->prefix_command();
   sub->callback([sub, args, &action] {
-    auto command = sub->remaining();
-    // prefix_command() hands over unknown options too; a benchmark is never named "-x".
-    if (!command.empty() && command.front().size() > 1 && command.front()[0] == '-')
-      throw CLI::ExtrasError("unknown option " + command.front() + " (see `noisewatch run --help`)",
-                             CLI::ExitCodes::ExtrasError);
-    const auto& tail = trailing_args();
-    command.insert(command.end(), tail.begin(), tail.end());
+    auto command = benchmark_command(sub, "noisewatch run --help");
     action = [args, command] { return do_run(*args, command); };
   });
 }

@@ -87,7 +87,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   const int total = plan.warmup + plan.runs;
 
   for (int i = 0; i < total; ++i) {
-    HeldChild child(plan.command, plan.pin ? plan.cpus : std::vector<int>{});
+    HeldChild child(plan.command, plan.pin ? plan.cpus : std::vector<int>{}, plan.setup);
     probe.untrack_all();
     probe.collect(true);  // whatever happened between repetitions is not this one's
     // The child is blocked waiting for its release (or a few microseconds from it: what it runs

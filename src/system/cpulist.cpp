@@ -97,4 +97,18 @@ std::optional<std::vector<int>> read_online_cpus(const std::string& root) {
   return std::nullopt;
 }
 
+std::string format_cpumask(const std::vector<int>& cpus) {
+  if (cpus.empty()) return "0";
+  int top = *std::max_element(cpus.begin(), cpus.end());
+  std::vector<unsigned> nibbles(size_t(top / 4 + 1), 0);
+  for (int c : cpus)
+    if (c >= 0) nibbles[size_t(c / 4)] |= 1u << (c % 4);
+  std::string out;
+  for (size_t i = nibbles.size(); i-- > 0;) {
+    out += "0123456789abcdef"[nibbles[i]];
+    if (i % 8 == 0 && i != 0) out += ',';
+  }
+  return out;
+}
+
 }  // namespace nw::sys

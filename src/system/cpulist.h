@@ -16,5 +16,7 @@ std::vector<int> parse_cpumask(std::string_view hex);
 // The online CPUs (/sys/devices/system/cpu/online under `root`, "" = this machine); nullopt
 // when the file is missing or malformed.
 std::optional<std::vector<int>> read_online_cpus(const std::string& root = "");
+// A CPU list as a hex mask in the kernel's format: {0,1} -> "3", 36 CPUs -> "f,ffffffff".
+std::string format_cpumask(const std::vector<int>& cpus);
 
 }  // namespace nw::sys

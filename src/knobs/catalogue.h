@@ -1,0 +1,42 @@
+// The one catalogue of knobs that remove benchmark noise, shared by the report's recommendations,
+// the check fixes and `noisewatch tune`:
+//   recommendation: "address source S with knob K"  -> commands(get(K), ctx), or for_source(S)
+//   check finding:  "finding F -> fix commands"      -> fix_for_finding(F, ctx)
+//   tune:           the runtime knobs' planners       -> runtime_knobs()
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "knobs/knob.h"
+
+namespace nw::knobs {
+
+// Every knob, runtime knobs in the order `tune` applies them (restore runs in reverse).
+const std::vector<Knob>& catalogue();
+const Knob* find(std::string_view id);
+const Knob& get(std::string_view id);  // throws std::out_of_range for an unknown id
+std::vector<const Knob*> runtime_knobs();
+std::vector<const Knob*> boot_knobs();
+// Knobs whose `sources` cover the source, in catalogue order.
+std::vector<const Knob*> for_source(std::string_view source);
+// Knobs that fix a `check` finding (docs/contracts.md finding ids), in catalogue order.
+std::vector<const Knob*> for_finding(std::string_view finding_id);
+
+// The commands that apply a knob by hand on the machine `c` describes. Boot knobs render the
+// boot-loader edit (boot_edit) for that one parameter.
+std::vector<std::string> commands(const Knob& k, const Context& c);
+// The fix of a finding: the commands of every knob for it, boot edits merged into one.
+std::vector<std::string> fix_for_finding(std::string_view finding_id, const Context& c);
+// One edit of GRUB_CMDLINE_LINUX that sets every given boot knob's parameter (replacing an older
+// value of the same parameter), then update-grub and reboot. Always leaves at least one
+// housekeeping CPU and says which in the first line.
+std::vector<std::string> boot_edit(const std::vector<const Knob*>& boot, const Context& c);
+// The parameters alone: "isolcpus=domain,managed_irq,2-3 nohz_full=2-3".
+std::string boot_params(const std::vector<const Knob*>& boot, const std::string& isolated,
+                        const std::string& housekeeping);
+
+// Shell quoting for rendered commands: the word itself when safe, else '...'.
+std::string shell_quote(const std::string& s);
+
+}  // namespace nw::knobs

@@ -1,0 +1,105 @@
+// The knob catalogue: complete (every check finding with a fix, every machine knob the report
+// recommends), consistent (ids unique, each scope has what it needs) and searchable by source.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "knobs/catalogue.h"
+#include "reports/advice.h"
+
+namespace nw::knobs {
+namespace {
+
+std::vector<std::string> ids(const std::vector<const Knob*>& ks) {
+  std::vector<std::string> out;
+  for (const auto* k : ks) out.emplace_back(k->id);
+  return out;
+}
+
+TEST(KnobsCatalogue, IdsAreUniqueAndEachScopeHasWhatItNeeds) {
+  std::set<std::string_view> seen;
+  for (const auto& k : catalogue()) {
+    EXPECT_TRUE(seen.insert(k.id).second) << "duplicate id " << k.id;
+    EXPECT_FALSE(k.title.empty()) << k.id;
+    EXPECT_FALSE(k.tradeoff.empty()) << k.id;
+    EXPECT_FALSE(k.removes.empty()) << k.id;
+    switch (k.scope) {
+      case Scope::runtime:
+        EXPECT_NE(k.plan, nullptr) << k.id;
+        EXPECT_NE(k.commands, nullptr) << k.id;
+        break;
+      case Scope::boot:
+        EXPECT_NE(k.boot, nullptr) << k.id;
+        EXPECT_FALSE(k.boot_key.empty()) << k.id;
+        EXPECT_TRUE(k.reboot()) << k.id;
+        break;
+      case Scope::benchmark:
+        EXPECT_FALSE(k.run_flag.empty()) << k.id;
+        EXPECT_NE(k.commands, nullptr) << k.id;
+        break;
+      case Scope::manual:
+        EXPECT_NE(k.commands, nullptr) << k.id;
+        break;
+    }
+    if (!k.needs.empty()) EXPECT_NE(find(k.needs), nullptr) << k.id << " needs " << k.needs;
+  }
+}
+
+TEST(KnobsCatalogue, EveryCheckFindingWithAFixHasAKnob) {
+  // docs/contracts.md finding ids; hybrid-cpu, virtualization, power-supply and
+  // thermal-throttling are facts of the machine, not settings.
+  for (const char* f : {"cpu-governor", "frequency-range", "turbo-boost", "smt", "cpu-isolation", "nohz-full",
+                        "rcu-nocbs", "irq-affinity", "irqbalance", "aslr", "transparent-hugepages", "nmi-watchdog",
+                        "cpu-idle-states", "numa-balancing", "load"})
+    EXPECT_FALSE(for_finding(f).empty()) << f;
+  EXPECT_EQ(ids(for_finding("irq-affinity")), (std::vector<std::string>{"irq-affinity", "irq-default-affinity", "irqaffinity"}));
+}
+
+TEST(KnobsCatalogue, CoversEveryMachineKnobTheReportRecommends) {
+  // The report's own ids that are about the measurement or the workload's own setup (more-cpus:
+  // its threads compete with each other), not a machine or process setting.
+  const std::set<std::string> measurement = {"move-irq",    "quieter-cpu", "dedicated-host", "fix-inputs",
+                                             "workload-io", "more-warmup", "more-runs",      "more-cpus"};
+  for (const auto& id : report::knob_ids()) {
+    if (measurement.count(id)) continue;
+    EXPECT_NE(find(id), nullptr) << "the report recommends " << id << " but the catalogue has no such knob";
+  }
+  // move-irq is irq-affinity for one IRQ.
+  ASSERT_NE(find("irq-affinity"), nullptr);
+}
+
+TEST(KnobsCatalogue, RuntimeOrderStopsIrqbalanceBeforeMovingIrqsAndTurboBeforeMinMax) {
+  auto order = ids(runtime_knobs());
+  auto pos = [&](const char* id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
+  EXPECT_LT(pos("irqbalance"), pos("irq-affinity"));
+  EXPECT_LT(pos("turbo-off"), pos("fixed-frequency"));
+  EXPECT_EQ(order.back(), "smt-off");
+  EXPECT_TRUE(get("smt-off").opt_in);
+}
+
+TEST(KnobsCatalogue, ForSourceMatchesExactCategoryPrefixAndExclusions) {
+  EXPECT_EQ(ids(for_source("frequency")),
+            (std::vector<std::string>{"performance-governor", "turbo-off", "fixed-frequency"}));
+  auto device = ids(for_source("irq:virtio1-req.0"));
+  for (const char* id : {"irqbalance", "irq-affinity", "irq-default-affinity", "irqaffinity"})
+    EXPECT_NE(std::find(device.begin(), device.end(), id), device.end()) << id;
+  // The local timer is an APIC vector: no affinity moves it; nohz_full stops it.
+  EXPECT_EQ(ids(for_source("irq:local_timer")), (std::vector<std::string>{"nohz-full"}));
+  EXPECT_EQ(ids(for_source("smt:cc1plus")), (std::vector<std::string>{"smt-off"}));
+  auto kworker = ids(for_source("preemption:kworker/u8:1"));
+  EXPECT_NE(std::find(kworker.begin(), kworker.end(), "workqueue-cpumask"), kworker.end());
+  auto bound = ids(for_source("preemption:kworker/1:2"));
+  EXPECT_EQ(std::find(bound.begin(), bound.end(), "workqueue-cpumask"), bound.end());
+  EXPECT_TRUE(for_source("no-such-source").empty());
+}
+
+TEST(KnobsCatalogue, GetThrowsForAnUnknownId) {
+  EXPECT_THROW(get("no-such-knob"), std::out_of_range);
+  EXPECT_EQ(find("no-such-knob"), nullptr);
+  EXPECT_EQ(get("aslr-off").run_flag, "--no-aslr");
+}
+
+}  // namespace
+}  // namespace nw::knobs
