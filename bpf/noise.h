@@ -53,6 +53,10 @@ struct nw_noise_key {
   __u32 kind;
   __u32 id;
   char comm[NW_COMM_LEN];
+  /* With --windows: 0 outside any marked window, k + 1 inside window k of the process run (see
+   * bpf/windows.h). Always 0 otherwise. */
+  __u32 window;
+  __u32 pad;
 };
 
 /* Per-CPU values (BPF_MAP_TYPE_PERCPU_HASH): user space sums or splits them by CPU. */
@@ -163,5 +167,7 @@ struct nw_cpu_state {
   __u64 freq_khz, freq_ts, freq_khz_ns, freq_changes; /* kHz*ns integral up to freq_ts */
   __u64 pad_tail[2];
 };
+
+#include "windows.h"
 
 #endif

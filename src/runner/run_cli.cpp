@@ -17,6 +17,7 @@
 #include "runner/output.h"
 #include "runner/plan.h"
 #include "runner/session.h"
+#include "runner/window_options.h"
 #include "system/cpulist.h"
 #include "system/host_info.h"
 #include "system/interrupts.h"
@@ -36,6 +37,10 @@ struct RunArgs {
   std::string events;
   bool quiet = false;
   bool no_counters = false;
+  bool windows = false;
+  std::optional<int> warmup_windows;
+  std::string timeline;
+  std::string timeline_threshold;
 };
 
 runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
@@ -78,6 +83,7 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
     runner::validate_cpus(p.cpus, allowed);
     p.cpu_reason = fmt::format("CPU {} as asked (--cpu)", sys::format_cpulist(p.cpus));
   }
+  apply_window_options(p, a.windows, a.warmup_windows, a.timeline, a.timeline_threshold);
   if (!a.events.empty()) {
     std::string item;
     for (char c : a.events + ",") {
@@ -125,7 +131,9 @@ void register_run(CLI::App& app, Action& action) {
       "Run a benchmark on a pinned CPU, record what took time from it, and explain its variance.\n"
       "  noisewatch -- ./bench                     10 runs + 1 warm-up on a CPU noisewatch picks\n"
       "  noisewatch -c 3 -r 30 -- ./bench --fast   30 runs pinned to CPU 3\n"
-      "  noisewatch --json run.json -- ./bench     also save the record (re-render: noisewatch report)");
+      "  noisewatch --json run.json -- ./bench     also save the record (re-render: noisewatch report)\n"
+      "  noisewatch --windows -r 3 -- ./bench      every window ./bench marks is a repetition (3 processes)\n"
+      "  noisewatch --timeline t.json -- ./bench   also write when the noise struck (open t.json in Perfetto)");
   sub->add_option("-c,--cpu", args->cpu,
                   "CPU(s) to pin the benchmark to, e.g. 3 or 2-3; `auto` measures each CPU's noise first "
                   "(default: not CPU 0; the allowed CPU with the fewest device IRQs)");
@@ -141,6 +149,7 @@ void register_run(CLI::App& app, Action& action) {
                   "instructions, cache/branch misses, software counters and effective GHz where there is a "
                   "hardware PMU, none without one (the record has CPU time, switches, migrations, faults)");
   sub->add_flag("--no-counters", args->no_counters, "do not open perf counters (eBPF probes only)");
+  add_window_options(*sub, args->windows, args->warmup_windows, args->timeline, args->timeline_threshold);
   sub->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
   sub->footer(
       "What the record's figures mean (see README, \"What is charged, and to whom\"):\n"
