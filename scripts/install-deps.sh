@@ -4,7 +4,8 @@
 set -euo pipefail
 PKGS=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libelf-dev
       zlib1g-dev libclang-rt-14-dev libpfm4-dev libboost-dev libfmt-dev nlohmann-json3-dev libcli11-dev
-      libhwloc-dev libgtest-dev libgmock-dev stress-ng linux-perf prometheus chromium)
+      libhwloc-dev libgtest-dev libgmock-dev stress-ng linux-perf prometheus chromium
+      systemtap-sdt-dev python3-jsonschema)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
