@@ -30,7 +30,7 @@ T load(const T& field) {
 }  // namespace
 
 bool is_window_program(const std::string& section) {
-  return section == "usdt" || section.starts_with("tracepoint/syscalls/");
+  return section == "usdt" || section == "tp_btf/sys_enter";
 }
 
 void configure_windows(noise_bpf* skel, bool windows, const TimelineOptions& timeline) {
