@@ -96,6 +96,10 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     tl->threshold_ns = plan.timeline_threshold_ns;
   }
   note_machine_limits(rec, plan.cpus);
+  if (!probe.measures_steal() && rec.host.virtualized)
+    rec.add_unavailable("steal", "this kernel does not account hypervisor steal in the scheduler "
+                                 "(CONFIG_PARAVIRT_TIME_ACCOUNTING): steal comes from /proc/stat in 10 ms ticks, "
+                                 "for the whole CPU");
   const uint64_t lost_at_start = probe.lost_events();
   Repetition repetition(io, signals);
   if (ready) ready();
@@ -144,7 +148,9 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
                                      before_tracking};
     s.minor_faults = uint64_t(r.usage.ru_minflt);
     s.major_faults = uint64_t(r.usage.ru_majflt);
-    s.steal_ns = read_steal_ns(plan.cpus) - steal0;
+    // Steal: the probe's (ns, only while the benchmark ran or waited) where the kernel accounts
+    // it, else /proc/stat's for the whole CPUs (10 ms ticks: a run can gain or lose one).
+    if (!probe.measures_steal()) s.steal_ns = read_steal_ns(plan.cpus) - steal0;
     s.noise = merge_noise(events);
     for (const auto& e : s.noise) {
       if (e.source == "migration") s.migrations = e.count;
@@ -158,7 +164,11 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
       it->detail = fault_detail;
     else if (s.minor_faults + s.major_faults)
       s.noise.push_back({"fault", s.minor_faults + s.major_faults, 0, 0, fault_detail});
-    if (s.steal_ns) s.noise.push_back({"steal", 1, s.steal_ns, s.steal_ns, nullptr});
+    if (probe.measures_steal()) {
+      if (const NoiseEntry* e = s.find("steal")) s.steal_ns = e->time_ns;
+    } else if (s.steal_ns) {
+      s.noise.push_back({"steal", 1, s.steal_ns, s.steal_ns, {{"from", "/proc/stat"}}});
+    }
     double khz_ns = 0, ns = 0;
     for (size_t k = 0; k < plan.cpus.size(); ++k) {
       auto f1 = probe.frequency(plan.cpus[k]);

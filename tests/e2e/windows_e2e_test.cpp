@@ -100,7 +100,8 @@ void check_hog_windows(const nlohmann::json& rec, const std::string& truth_file)
     if (k % 2) {
       // The hog's CPU time in the window, less the interrupts that hit it (charged as such).
       EXPECT_GT(want, 1'000'000u) << "window " << i << ": the hog hardly ran";
-      EXPECT_GE(double(hog), 0.7 * double(want)) << "window " << i << ": charged " << hog << ", hog ran " << want;
+      EXPECT_GE(double(hog), 0.7 * double(want))
+          << "window " << i << ": charged " << hog << ", hog ran " << want << "; " << w["noise"].dump();
       EXPECT_LE(double(hog), 1.1 * double(want) + 2e6) << "window " << i;
     } else {
       EXPECT_LT(want, 200'000u) << "window " << i << ": the hog ran in an even window";
@@ -166,8 +167,13 @@ TEST(WindowsE2E, NoWindowMarkedSaysHowToMarkOne) {
   p = run({noisewatch(), "--cpu", "1", "-r", "1", "-w", "0", "-q", "--windows", "--", "/bin/true"});
   EXPECT_EQ(p.status, 125);
   EXPECT_NE(p.err.find("/bin/true has no noisewatch:window_begin USDT probe"), std::string::npos) << p.err;
-  // And the window programs are gone with noisewatch.
-  EXPECT_EQ(loaded_bpf_programs().find("on_marker_write"), std::string::npos);
+  // And the window programs are gone with noisewatch (the kernel frees them shortly after).
+  bool gone = false;
+  for (int i = 0; i < 50 && !gone; ++i) {
+    gone = loaded_bpf_programs().find("on_marker_write") == std::string::npos;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(gone) << loaded_bpf_programs();
 }
 
 class TimelineE2E : public ::testing::Test {
