@@ -7,12 +7,14 @@
 #   marker pair    nw_markers MODE 4000 0: 4000 empty windows, so the time per window is one
 #                  marker pair; bare (USDT: a nop; fd: two writes to /dev/null) and under
 #                  `noisewatch --windows` (USDT: a uprobe each; fd: two writes to the marker pipe,
-#                  seen by the syscall tracepoint). Target: a few µs per pair.
+#                  seen by the syscall tracepoint; through sh, as the fd is given only to a
+#                  benchmark without the USDT probes). Target: a few µs per pair.
 #   storm          nw_markers usdt 20 5000: a ping-pong of two threads on one CPU (a context
 #                  switch per hand-over), 20 windows of 5000 round trips. Bare, under noisewatch,
 #                  under noisewatch --windows, under noisewatch --timeline: each one's own time,
 #                  ratios to the bare run of the same round; --windows and --timeline against
-#                  plain noisewatch show what each adds on the context-switch path.
+#                  plain noisewatch show what each adds on the context-switch path. Then the same
+#                  storm marking through the fd (through sh, so the sys_enter tracepoint is on).
 #   cpu-bound      arraysum's own time under noisewatch --timeline / under noisewatch.
 # Environment: BENCH_CPU (default 1), BENCH_ROUNDS (default 9), BENCH_NICE (default -20: each
 # measured command runs in its own session whose autogroup gets this nice level, as in overhead.sh).
@@ -42,12 +44,17 @@ ratio() { paste "$1" "$2" | awk '{print $1 / $2}' | median; }
 echo "windows/timeline overhead: $(uname -r), $(nproc) CPUs, target CPU $cpu, $rounds rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 0; r < rounds; r++)); do
   for m in usdt fd; do
-    prio taskset -c "$cpu" "$build/nw_markers" "$m" 4000 | per_window >>"$tmp/pair.$m.bare"
-    nwrun --windows -- "$build/nw_markers" "$m" 4000 | per_window >>"$tmp/pair.$m.nw"
+    # The marker fd is given to a benchmark without the USDT probes: started through sh, nw_markers
+    # (which has them) gets it.
+    prio taskset -c "$cpu" /bin/sh -c 'exec "$0" "$1" 4000' "$build/nw_markers" "$m" | per_window >>"$tmp/pair.$m.bare"
+    nwrun --windows -- /bin/sh -c 'exec "$0" "$1" 4000' "$build/nw_markers" "$m" | per_window >>"$tmp/pair.$m.nw"
   done
   prio taskset -c "$cpu" "$build/nw_markers" usdt 20 5000 | own_ms >>"$tmp/storm.a"
   nwrun -- "$build/nw_markers" usdt 20 5000 | own_ms >>"$tmp/storm.b"
   nwrun --windows -- "$build/nw_markers" usdt 20 5000 | own_ms >>"$tmp/storm.c"
+  prio taskset -c "$cpu" /bin/sh -c 'exec "$0" fd 20 5000' "$build/nw_markers" | own_ms >>"$tmp/storm.fa"
+  nwrun -- /bin/sh -c 'exec "$0" fd 20 5000' "$build/nw_markers" | own_ms >>"$tmp/storm.fb"
+  nwrun --windows -- /bin/sh -c 'exec "$0" fd 20 5000' "$build/nw_markers" | own_ms >>"$tmp/storm.fc"
   nwrun --timeline "$tmp/t.json" -- "$build/nw_markers" usdt 20 5000 | own_ms >>"$tmp/storm.d"
   nwrun -- "$build/arraysum" | sed -n 's/.* \([0-9.]*\) ms busy, .*/\1/p' >>"$tmp/cpu.b"
   nwrun --timeline "$tmp/t.json" -- "$build/arraysum" | sed -n 's/.* \([0-9.]*\) ms busy, .*/\1/p' >>"$tmp/cpu.d"
@@ -65,6 +72,8 @@ printf '%-12s bare %.1f ms (%.0fk switches/s): noisewatch/bare %.3f, --windows/b
   "$(ratio "$tmp/storm.b" "$tmp/storm.a")" "$(ratio "$tmp/storm.c" "$tmp/storm.a")" "$(ratio "$tmp/storm.d" "$tmp/storm.a")"
 printf '%-12s --windows/noisewatch %.3f, --timeline/noisewatch %.3f (medians of paired ratios)\n' "storm" \
   "$(ratio "$tmp/storm.c" "$tmp/storm.b")" "$(ratio "$tmp/storm.d" "$tmp/storm.b")"
+printf '%-12s marking through the fd: noisewatch/bare %.3f, --windows/bare %.3f, --windows/noisewatch %.3f\n' "storm" \
+  "$(ratio "$tmp/storm.fb" "$tmp/storm.fa")" "$(ratio "$tmp/storm.fc" "$tmp/storm.fa")" "$(ratio "$tmp/storm.fc" "$tmp/storm.fb")"
 printf '%-12s arraysum own time, --timeline/noisewatch %.3f (median of paired ratios)\n' "cpu-bound" \
   "$(ratio "$tmp/cpu.d" "$tmp/cpu.b")"
 echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"

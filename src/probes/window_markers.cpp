@@ -45,13 +45,15 @@ void configure_windows(noise_bpf* skel, bool windows, const TimelineOptions& tim
   } else {
     bpf_map__set_max_entries(skel->maps.windows, 1);
   }
-  // The USDT programs are attached per binary (attach_usdt); the marker-fd program by the
-  // skeleton. None of them loads without --windows: the syscall tracepoint would put every
-  // system call of the machine on the slower traced path for nothing.
+  // All are attached on demand: the USDT programs per binary (attach_usdt), the marker-fd
+  // program only for a benchmark without the USDT probes (attach_marker_fd): while attached, the
+  // raw sys_enter tracepoint puts every system call of the machine on the traced path. None
+  // loads without --windows.
   for (bpf_program* p : {skel->progs.on_usdt_begin, skel->progs.on_usdt_end, skel->progs.on_marker_write})
     bpf_program__set_autoload(p, windows);
   bpf_program__set_autoattach(skel->progs.on_usdt_begin, false);
   bpf_program__set_autoattach(skel->progs.on_usdt_end, false);
+  bpf_program__set_autoattach(skel->progs.on_marker_write, false);
 }
 
 WindowMarkers::~WindowMarkers() {
@@ -79,6 +81,14 @@ bool WindowMarkers::attach_usdt(const std::string& binary, std::string& why) {
   links_.push_back(begin);
   links_.push_back(end);
   return true;
+}
+
+void WindowMarkers::attach_marker_fd(int fd) {
+  __atomic_store_n(&skel_->data->marker_fd, fd, __ATOMIC_RELAXED);
+  bpf_link* l = bpf_program__attach(skel_->progs.on_marker_write);
+  if (!l) throw Error(fmt::format("--windows: cannot attach the marker-fd program to the sys_enter tracepoint: {}",
+                                  std::strerror(errno)));
+  links_.push_back(l);
 }
 
 void WindowMarkers::set_marker_fd(int fd) { __atomic_store_n(&skel_->data->marker_fd, fd, __ATOMIC_RELAXED); }

@@ -64,7 +64,9 @@ class WindowMarkers {
   // Attaches the noisewatch:window_begin/end USDT probes of `binary` (for every process running
   // it; the programs keep to tracked tasks). False, with the reason, when it has none.
   bool attach_usdt(const std::string& binary, std::string& why);
-  // The marker fd's number in the benchmark.
+  // Watches the benchmark's writes to its marker fd `fd` (number in the benchmark).
+  void attach_marker_fd(int fd);
+  // The marker fd's number in the benchmark (-1: none).
   void set_marker_fd(int fd);
   // Forget the windows of the last process run (between process runs: nothing tracked).
   void reset();

@@ -34,6 +34,8 @@ size_t count_marker_lines(std::string& rest, const std::string& chunk) {
 }
 
 WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& binary) : markers_(markers) {
+  usdt_ = markers_.attach_usdt(binary, usdt_why_);
+  if (usdt_) return;  // one way of marking per benchmark: its USDT probes when it has them
   int p[2];
   if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) throw Error(fmt::format("cannot create the marker pipe: {}", std::strerror(errno)));
   read_fd_ = p[0];
@@ -44,8 +46,7 @@ WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& 
   fcntl(write_fd_, F_SETFD, 0);
   fcntl(write_fd_, F_SETPIPE_SZ, 1 << 20);
   setenv(kMarkerFdEnv, std::to_string(write_fd_).c_str(), 1);
-  markers_.set_marker_fd(write_fd_);
-  usdt_ = markers_.attach_usdt(binary, usdt_why_);
+  markers_.attach_marker_fd(write_fd_);
 }
 
 WindowSession::~WindowSession() {
@@ -56,6 +57,7 @@ WindowSession::~WindowSession() {
 }
 
 void WindowSession::drain_pipe() {
+  if (read_fd_ < 0) return;
   char buf[65536];
   ssize_t n;
   while ((n = read(read_fd_, buf, sizeof buf)) > 0) lines_ += count_marker_lines(rest_, std::string(buf, size_t(n)));
@@ -99,8 +101,10 @@ std::string WindowSession::no_window_message(int process_run) const {
   return fmt::format(
       "--windows: the benchmark marked no window in process run {}. Mark each window to measure: in C/C++, "
       "NOISEWATCH_WINDOW_BEGIN() and NOISEWATCH_WINDOW_END() from include/noisewatch/markers.h (USDT; {}); in any "
-      "language, write the lines \"begin\" and \"end\" to the file descriptor in ${} (see README, \"Windows\")",
-      process_run + 1, usdt_ ? "attached to the benchmark's binary" : usdt_why_, kMarkerFdEnv);
+      "language, write the lines \"begin\" and \"end\" to the file descriptor in ${} ({}; see README, "
+      "\"Windows\")",
+      process_run + 1, usdt_ ? "attached to the benchmark's binary" : usdt_why_, kMarkerFdEnv,
+      usdt_ ? "not given to a benchmark that has the USDT probes" : "given to this benchmark");
 }
 
 }  // namespace nw::runner

@@ -22,9 +22,9 @@ size_t count_marker_lines(std::string& rest, const std::string& chunk);
 
 class WindowSession {
  public:
-  // Creates the marker pipe: its write end is inherited by the benchmark, its number in
-  // $NOISEWATCH_MARKER_FD (set in noisewatch's own environment, which the benchmark inherits).
-  // Attaches the USDT markers of `binary` when it has them.
+  // Attaches the USDT markers of `binary` when it has them. Else creates the marker pipe: its
+  // write end is inherited by the benchmark, its number in $NOISEWATCH_MARKER_FD (set in
+  // noisewatch's own environment, which the benchmark inherits), and its writes are watched.
   WindowSession(probes::WindowMarkers& markers, const std::string& binary);
   ~WindowSession();
   WindowSession(const WindowSession&) = delete;

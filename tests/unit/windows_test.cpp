@@ -7,6 +7,7 @@
 #include "runner/window_options.h"
 #include "runner/window_session.h"
 #include "runner/window_split.h"
+#include "reports/advice_windows.h"
 
 namespace nw {
 namespace {
@@ -238,6 +239,41 @@ TEST(WindowRecord, BadWindowFieldsAreErrors) {
   j = to_json(windows_record());
   j["process_runs"] = "no";
   EXPECT_THROW(run_record_from_json(j), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace nw
+
+namespace nw {
+namespace {
+
+TEST(WindowAdvice, NoisewatchCommandsKeepWindowsAndCountProcessRuns) {
+  RunRecord rec;
+  rec.warmup_windows = 0;
+  for (int pr = 0; pr < 2; ++pr)
+    for (int k = 0; k < 10; ++k) {
+      RunSample w;
+      w.window = k;
+      w.process_run = pr;
+      w.wall_ns = 10;
+      rec.runs.push_back(w);
+    }
+  std::vector<Recommendation> recs = {
+      {"more-runs", "Measure more runs", {"noisewatch --runs 95 -- ./b"}, {}, false, "", 0},
+      {"more-warmup", "Add warm-up runs: the first measured run was slow", {"noisewatch --warmup 3 -- ./b"}, {}, false, "", 0},
+      {"quiet-cpu", "Look for a quieter CPU", {"noisewatch check --duration 10", "noisewatch --cpu 3 -- ./b"}, {}, false, "", 0}};
+  report::adapt_to_windows(rec, recs);
+  EXPECT_EQ(recs[0].commands[0], "noisewatch --windows --runs 10 -- ./b");  // 95 windows at 10 a process
+  EXPECT_EQ(recs[1].commands[0], "noisewatch --windows --warmup-windows 3 -- ./b");
+  EXPECT_EQ(recs[1].title, "Add warm-up windows: the first measured window was slow");
+  EXPECT_EQ(recs[2].commands[0], "noisewatch check --duration 10");
+  EXPECT_EQ(recs[2].commands[1], "noisewatch --windows --cpu 3 -- ./b");
+  // A record of process runs is left alone.
+  RunRecord plain;
+  plain.runs.resize(3);
+  auto before = recs;
+  report::adapt_to_windows(plain, recs);
+  EXPECT_EQ(recs[0].commands, before[0].commands);
 }
 
 }  // namespace
