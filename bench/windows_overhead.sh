@@ -43,12 +43,12 @@ ratio() { paste "$1" "$2" | awk '{print $1 / $2}' | median; }
 
 echo "windows/timeline overhead: $(uname -r), $(nproc) CPUs, target CPU $cpu, $rounds rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 0; r < rounds; r++)); do
-  for m in usdt fd; do
-    # The marker fd is given to a benchmark without the USDT probes: started through sh, nw_markers
-    # (which has them) gets it.
-    prio taskset -c "$cpu" /bin/sh -c 'exec "$0" "$1" 4000' "$build/nw_markers" "$m" | per_window >>"$tmp/pair.$m.bare"
-    nwrun --windows -- /bin/sh -c 'exec "$0" "$1" 4000' "$build/nw_markers" "$m" | per_window >>"$tmp/pair.$m.nw"
-  done
+  prio taskset -c "$cpu" "$build/nw_markers" usdt 4000 | per_window >>"$tmp/pair.usdt.bare"
+  nwrun --windows -- "$build/nw_markers" usdt 4000 | per_window >>"$tmp/pair.usdt.nw"
+  # The marker fd is given to a benchmark without the USDT probes: started through sh, nw_markers
+  # (which has them) gets it.
+  prio taskset -c "$cpu" /bin/sh -c 'exec "$0" fd 4000' "$build/nw_markers" | per_window >>"$tmp/pair.fd.bare"
+  nwrun --windows -- /bin/sh -c 'exec "$0" fd 4000' "$build/nw_markers" | per_window >>"$tmp/pair.fd.nw"
   prio taskset -c "$cpu" "$build/nw_markers" usdt 20 5000 | own_ms >>"$tmp/storm.a"
   nwrun -- "$build/nw_markers" usdt 20 5000 | own_ms >>"$tmp/storm.b"
   nwrun --windows -- "$build/nw_markers" usdt 20 5000 | own_ms >>"$tmp/storm.c"

@@ -258,7 +258,7 @@ static __always_inline void record_cached(__u32 kind, __u32 pid, struct nw_comm 
   if (!e) return;
   __u64 *k = (__u64 *)e->key.comm;
   __u32 window = window_now();
-  tl_emit(kind, pid, (const char *)c.w, dur, window);
+  tl_emit_words(kind, pid, c.w[0], c.w[1], dur, window);
   if (e->key.kind == kind && e->key.id == pid && k[0] == c.w[0] && k[1] == c.w[1] &&
       (!windows_on || e->key.window == window)) {
     add_to(&e->val, 1, dur, dur);

@@ -25,10 +25,11 @@ struct {
   __type(value, struct nw_tl_rate);
 } tl_rate SEC(".maps");
 
-// A span of `dur` charged to (kind, id, comm) that ends now, in window `window`. The rate fields
-// are per CPU; an interrupt program nested in a scheduler program can race on them, which at
-// worst lets one event more through or miscounts one drop.
-static __always_inline void tl_emit(__u32 kind, __u32 id, const char *comm, __u64 dur, __u32 window) {
+// A span of `dur` charged to (kind, id, comm as two words) that ends now, in window `window`. The
+// comm comes as words so that callers holding it in registers need not put it on the stack. The
+// rate fields are per CPU; an interrupt program nested in a scheduler program can race on them,
+// which at worst lets one event more through or miscounts one drop.
+static __always_inline void tl_emit_words(__u32 kind, __u32 id, __u64 c0, __u64 c1, __u64 dur, __u32 window) {
   if (!timeline_on || dur < tl_threshold_ns) return;
   __u32 zero = 0;
   struct nw_tl_rate *r = bpf_map_lookup_elem(&tl_rate, &zero);
@@ -54,11 +55,20 @@ static __always_inline void tl_emit(__u32 kind, __u32 id, const char *comm, __u6
   e->id = id;
   e->cpu = bpf_get_smp_processor_id();
   e->window = window;
-  if (comm)
-    __builtin_memcpy(e->comm, comm, NW_COMM_LEN);
-  else
-    __builtin_memset(e->comm, 0, NW_COMM_LEN);
+  __u64 *w = (__u64 *)e->comm;
+  w[0] = c0;
+  w[1] = c1;
   bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline void tl_emit(__u32 kind, __u32 id, const char *comm, __u64 dur, __u32 window) {
+  if (!timeline_on || dur < tl_threshold_ns) return;
+  __u64 c0 = 0, c1 = 0;
+  if (comm) {
+    __builtin_memcpy(&c0, comm, 8);
+    __builtin_memcpy(&c1, comm + 8, 8);
+  }
+  tl_emit_words(kind, id, c0, c1, dur, window);
 }
 
 #endif

@@ -18,9 +18,14 @@ namespace nw::probes {
 
 namespace {
 
-// Noise keys with --windows: one set of sources per window, so far more than one run needs.
-// Allocated on use (BPF_F_NO_PREALLOC): only the keys a run makes take memory.
-constexpr uint32_t kWindowNoiseKeys = 65536;
+// Noise keys with --windows: one set of sources per window, so far more than one run needs, as
+// many as about 32 MiB of preallocated per-CPU entries hold (16,384 to 65,536). Preallocated: a
+// hash that allocates on use can fail to in the scheduler's context (its per-CPU free list is
+// refilled later, from irq_work), and a lost key is a preemption charged to nobody.
+uint32_t window_noise_keys() {
+  const size_t per_key = 96 + 24 * size_t(std::max(libbpf_num_possible_cpus(), 1));
+  return uint32_t(std::clamp<size_t>((32u << 20) / per_key, 16384, 65536));
+}
 
 template <typename T>
 T load(const T& field) {
@@ -40,8 +45,7 @@ void configure_windows(noise_bpf* skel, bool windows, const TimelineOptions& tim
   skel->rodata->tl_rate_per_sec = timeline.rate_per_sec;
   if (timeline.on) bpf_map__set_max_entries(skel->maps.timeline, timeline.ring_bytes);
   if (windows) {
-    bpf_map__set_map_flags(skel->maps.noise, bpf_map__map_flags(skel->maps.noise) | BPF_F_NO_PREALLOC);
-    bpf_map__set_max_entries(skel->maps.noise, kWindowNoiseKeys);
+    bpf_map__set_max_entries(skel->maps.noise, window_noise_keys());
   } else {
     bpf_map__set_max_entries(skel->maps.windows, 1);
   }

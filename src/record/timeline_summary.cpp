@@ -1,5 +1,6 @@
 #include "record/timeline_summary.h"
 
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -60,6 +61,17 @@ const json& object_at(const json& j, const std::string& where) {
   return j;
 }
 
+// Calls f(element, its path) for every element of the array `key`, each an object.
+template <typename F>
+void each_object(const json& j, const char* key, F f) {
+  if (!j.contains(key)) return;
+  if (!j[key].is_array()) throw std::runtime_error(fmt::format("timeline.{} is not an array", key));
+  for (size_t i = 0; i < j[key].size(); ++i) {
+    std::string where = fmt::format("timeline.{}[{}]", key, i);
+    f(object_at(j[key][i], where), where);
+  }
+}
+
 }  // namespace
 
 TimelineSummary timeline_from_json(const json& j) {
@@ -77,44 +89,32 @@ TimelineSummary timeline_from_json(const json& j) {
   } else {
     t.dropped_full = u64(j, "dropped", top);  // only a total: keep it
   }
-  if (j.contains("spans")) {
-    if (!j["spans"].is_array()) throw std::runtime_error("timeline.spans is not an array");
-    for (size_t i = 0; i < j["spans"].size(); ++i) {
-      std::string w = fmt::format("timeline.spans[{}]", i);
-      const auto& s = object_at(j["spans"][i], w);
-      TimelineSpan x;
-      x.process_run = small_int(s, "process_run", w);
-      x.window = opt_int(s, "window", w);
-      x.run = opt_int(s, "run", w);
-      x.start_ns = u64(s, "start_ns", w);
-      x.end_ns = u64(s, "end_ns", w);
-      x.warmup = s.value("warmup", false);
-      if (s.contains("events")) {
-        const auto& ev = object_at(s["events"], w + ".events");
-        for (const auto& [src, c] : ev.items()) {
-          std::string wc = w + ".events." + src;
-          object_at(c, wc);
-          x.events[src] = {u64(c, "count", wc), u64(c, "time_ns", wc)};
-        }
+  each_object(j, "spans", [&](const json& s, const std::string& w) {
+    TimelineSpan x;
+    x.process_run = small_int(s, "process_run", w);
+    x.window = opt_int(s, "window", w);
+    x.run = opt_int(s, "run", w);
+    x.start_ns = u64(s, "start_ns", w);
+    x.end_ns = u64(s, "end_ns", w);
+    x.warmup = s.value("warmup", false);
+    if (s.contains("events"))
+      for (const auto& [src, c] : object_at(s["events"], w + ".events").items()) {
+        std::string wc = w + ".events." + src;
+        object_at(c, wc);
+        x.events[src] = {u64(c, "count", wc), u64(c, "time_ns", wc)};
       }
-      t.spans.push_back(std::move(x));
-    }
-  }
-  if (j.contains("marks")) {
-    if (!j["marks"].is_array()) throw std::runtime_error("timeline.marks is not an array");
-    for (size_t i = 0; i < j["marks"].size(); ++i) {
-      std::string w = fmt::format("timeline.marks[{}]", i);
-      const auto& m = object_at(j["marks"][i], w);
-      TimelineMarkSummary x;
-      x.process_run = small_int(m, "process_run", w);
-      x.at_ns = u64(m, "at_ns", w);
-      x.dur_ns = u64(m, "dur_ns", w);
-      if (!m.contains("source") || !m["source"].is_string()) throw std::runtime_error(w + ".source is not a string");
-      x.source = m["source"].get<std::string>();
-      x.cpu = small_int(m, "cpu", w);
-      t.marks.push_back(std::move(x));
-    }
-  }
+    t.spans.push_back(std::move(x));
+  });
+  each_object(j, "marks", [&](const json& m, const std::string& w) {
+    TimelineMarkSummary x;
+    x.process_run = small_int(m, "process_run", w);
+    x.at_ns = u64(m, "at_ns", w);
+    x.dur_ns = u64(m, "dur_ns", w);
+    if (!m.contains("source") || !m["source"].is_string()) throw std::runtime_error(w + ".source is not a string");
+    x.source = m["source"].get<std::string>();
+    x.cpu = small_int(m, "cpu", w);
+    t.marks.push_back(std::move(x));
+  });
   return t;
 }
 
