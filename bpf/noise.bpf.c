@@ -157,6 +157,9 @@ static __always_inline bool affected(struct nw_cpu_state *s) {
   return s->curr_tracked || s->waiting > 0 || s->watched;
 }
 
+#include "timeline.bpf.h"
+#include "windows.bpf.h"
+
 static __always_inline void add_to(struct nw_noise_val *v, __u64 count, __u64 time, __u64 max) {
   v->count += count;
   v->time_ns += time;
@@ -182,13 +185,46 @@ static __always_inline void record(__u32 kind, __u32 id, const char *comm, __u64
   struct nw_noise_key key = {};
   key.kind = kind;
   key.id = id;
+  key.window = window_now();
   if (comm) __builtin_memcpy(key.comm, comm, NW_COMM_LEN);
   hash_add(&key, 1, dur, dur);
+  tl_emit(kind, id, comm, dur, key.window);
+}
+
+// The source a fixed slot stands for (user space: fixed_slot_key). Call sites pass constant
+// slots, or a vector/softirq base plus a number: this folds away.
+static __always_inline void fixed_source(__u32 slot, __u32 *kind, __u32 *id) {
+  *id = 0;
+  if (slot == NW_FIXED_BLOCK) {
+    *kind = NW_KIND_BLOCK;
+  } else if (slot == NW_FIXED_WAKEUP_IDLE) {
+    *kind = NW_KIND_WAKEUP_IDLE;
+  } else if (slot == NW_FIXED_FAULT) {
+    *kind = NW_KIND_FAULT;
+  } else if (slot == NW_FIXED_STEAL) {
+    *kind = NW_KIND_STEAL;
+  } else if (slot < NW_FIXED_SOFTIRQ) {
+    *kind = NW_KIND_VECTOR;
+    *id = slot - NW_FIXED_VECTOR;
+  } else {
+    *kind = NW_KIND_SOFTIRQ;
+    *id = slot - NW_FIXED_SOFTIRQ;
+  }
 }
 
 // Sources with a fixed key (enum nw_fixed_slot). A slot is only written from one context level
 // (scheduler tracepoints, hard IRQ, or softirq), so a nested program never updates it halfway.
+// With --windows the slot's source goes to the hash with the window in its key instead.
 static __always_inline void record_fixed(__u32 slot, __u64 dur) {
+  if (windows_on || timeline_on) {
+    __u32 kind, id;
+    fixed_source(slot, &kind, &id);
+    if (windows_on) {
+      record(kind, id, 0, dur);
+      return;
+    }
+    tl_emit(kind, id, 0, dur, 0);
+  }
   struct nw_noise_val *v = bpf_map_lookup_elem(&fixed, &slot);
   if (v) add_to(v, 1, dur, dur);
 }
@@ -221,13 +257,17 @@ static __always_inline void record_cached(__u32 kind, __u32 pid, struct nw_comm 
   struct nw_noise_entry *e = bpf_map_lookup_elem(&preempt_cache, &idx);
   if (!e) return;
   __u64 *k = (__u64 *)e->key.comm;
-  if (e->key.kind == kind && e->key.id == pid && k[0] == c.w[0] && k[1] == c.w[1]) {
+  __u32 window = window_now();
+  tl_emit_words(kind, pid, c.w[0], c.w[1], dur, window);
+  if (e->key.kind == kind && e->key.id == pid && k[0] == c.w[0] && k[1] == c.w[1] &&
+      (!windows_on || e->key.window == window)) {
     add_to(&e->val, 1, dur, dur);
     return;
   }
   if (e->val.count) hash_add(&e->key, e->val.count, e->val.time_ns, e->val.max_ns);
   e->key.kind = kind;
   e->key.id = pid;
+  e->key.window = window;
   k[0] = c.w[0];
   k[1] = c.w[1];
   e->val.count = 1;
@@ -653,9 +693,19 @@ int BPF_PROG(on_fault_exit, struct vm_area_struct *vma, unsigned long address, u
   __u64 own = fault_elapsed(ti, s, bpf_ktime_get_ns());
   ti->fault_start = 0;
   // Fault handling can be preempted, and another tracked task on this CPU can fault meanwhile:
-  // the slot is updated atomically.
+  // the slot is updated atomically (the window's hash entry too).
   __u32 slot = NW_FIXED_FAULT;
   struct nw_noise_val *v = bpf_map_lookup_elem(&fixed, &slot);
+  __u32 window = window_now();
+  tl_emit(NW_KIND_FAULT, 0, 0, own, window);
+  if (windows_on) {
+    struct nw_noise_key key = {.kind = NW_KIND_FAULT, .window = window};
+    v = bpf_map_lookup_elem(&noise, &key);
+    if (!v) {
+      hash_add(&key, 1, own, own);
+      return 0;
+    }
+  }
   if (!v) return 0;
   __sync_fetch_and_add(&v->count, 1);
   __sync_fetch_and_add(&v->time_ns, own);

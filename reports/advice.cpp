@@ -2,6 +2,7 @@
 // knob would remove a material share of the variance, returns a recommendation with the exact
 // commands for this machine: the benchmark's CPU, the housekeeping CPUs, the named process/IRQ.
 #include "reports/advice.h"
+#include "reports/advice_windows.h"
 
 #include <algorithm>
 #include <functional>
@@ -419,6 +420,7 @@ std::vector<Recommendation> recommend(const AdviceInput& in) {
   // the advice about the measurement itself.
   if (!in.attributable)
     std::erase_if(out, [](const Recommendation& r) { return !r.addresses.empty(); });
+  adapt_to_windows(in.rec, out);
   // Measured sources first, then knobs that may reduce `unexplained`, then advice about the
   // measurement itself (share 0); by share within each tier, catalogue order on ties.
   std::stable_sort(out.begin(), out.end(), [&](const Recommendation& a, const Recommendation& b) {

@@ -107,6 +107,7 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
   m.advice = advice_groups(a.recommendations);
   m.unavailable = rec.unavailable;
   chart_runs(a, m);
+  m.timeline = rec.timeline;
   return m;
 }
 

@@ -61,6 +61,8 @@ struct ReportModel {
   // The undisturbed run time: min over runs of (wall - stolen). Wall time above it is what the
   // noise cost each run, on the same scale as the stolen-time bars.
   double baseline_ns = 0;
+  // --timeline: the record's summary, for the timeline chart.
+  std::optional<TimelineSummary> timeline;
 };
 
 ReportModel build_model(const RunRecord& rec, const Analysis& a);

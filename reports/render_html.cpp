@@ -3,6 +3,7 @@
 
 #include "reports/model.h"
 #include "reports/svg_charts.h"
+#include "reports/svg_timeline.h"
 #include "reports/units.h"
 
 namespace nw::report {
@@ -48,6 +49,18 @@ std::string warnings(const ReportModel& m) {
   std::string h = "<h2>Warnings</h2>\n<ul class=\"warn\">\n";
   for (const auto& w : m.warnings) h += "<li>" + esc(w) + "</li>\n";
   return h + "</ul>\n";
+}
+
+std::string timeline_section(const TimelineSummary& t, const std::vector<std::string>& series) {
+  std::string h = "<h2>Timeline</h2>\n<p class=\"meta\">" +
+                  esc(fmt::format("{} noise events of at least {}{}; the longest are drawn where they struck. The "
+                                  "full trace: {} (Perfetto UI, chrome://tracing).",
+                                  t.events, format_duration(double(t.threshold_ns)),
+                                  t.dropped() ? fmt::format(", {} dropped", t.dropped()) : "", t.file)) +
+                  "</p>\n<p class=\"legend\">";
+  for (const auto& [name, color] : timeline_legend(t, series))
+    h += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", color, esc(name));
+  return h + "</p>\n" + timeline_svg(t, series);
 }
 
 }  // namespace
@@ -100,6 +113,7 @@ std::string render_html(const ReportModel& m) {
     }
     h += "</table>\n";
   }
+  if (m.timeline) h += timeline_section(*m.timeline, m.chart_series);
   h += warnings(m);
   size_t n = 0;
   for (const auto& g : m.advice) {

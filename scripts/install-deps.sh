@@ -7,12 +7,15 @@
 set -euo pipefail
 purpose=${1:-test}
 
-# Build and run: compilers, the BPF toolchain (clang, bpftool, libbpf), and the libraries.
+# Build and run: compilers, the BPF toolchain (clang, bpftool, libbpf), and the libraries;
+# <sys/sdt.h> for the window markers (include/noisewatch/markers.h) and the workloads using them.
 RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libelf-dev
-     zlib1g-dev libpfm4-dev libboost-dev libfmt-dev nlohmann-json3-dev libcli11-dev libhwloc-dev)
+     zlib1g-dev libpfm4-dev libboost-dev libfmt-dev nlohmann-json3-dev libcli11-dev libhwloc-dev
+     systemtap-sdt-dev)
 # Tests: GoogleTest/GoogleMock; promtool (the agent's alert rules are checked with it); Chromium
-# (the HTML report is checked in a headless browser); clang's sanitizer runtime (the fuzzer).
-TEST=(libgtest-dev libgmock-dev prometheus chromium libclang-rt-14-dev)
+# (the HTML report is checked in a headless browser); clang's sanitizer runtime (the fuzzer);
+# python3-jsonschema (the timeline's trace file is checked against the trace-event format).
+TEST=(libgtest-dev libgmock-dev prometheus chromium libclang-rt-14-dev python3-jsonschema)
 # Benchmarks: perf stat, bpftrace and hyperfine, the anchors of bench/overhead.sh.
 BENCH=(linux-perf hyperfine bpftrace)
 

@@ -72,10 +72,15 @@ struct NoiseProbe::Impl {
   nw_cpu_state* cpus = nullptr;
   size_t cpus_len = 0;
 
+  std::unique_ptr<WindowMarkers> markers;
+  std::unique_ptr<TimelineRing> timeline;
+
   void track(pid_t tid, uint32_t flags, uint64_t cpu_base);
   bool measures_steal = false;
 
   ~Impl() {
+    markers.reset();  // their links and ring buffer before the object
+    timeline.reset();
     if (cpus) munmap(cpus, cpus_len);
     if (skel) noise_bpf__destroy(skel);
   }
@@ -224,6 +229,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   bpf_map__set_max_entries(skel->maps.task_slots, slots);
   skel->rodata->slot_mask = slots - 1;
   impl_->slot_mask = slots - 1;
+  configure_windows(skel, opts.windows, opts.timeline);
 
   // Tracepoints this kernel lacks (another arch, older kernel) are left out, and said so.
   btf* vmlinux = btf__load_vmlinux_btf();
@@ -235,6 +241,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   bpf_object__for_each_program(prog, skel->obj) {
     std::string sec = bpf_program__section_name(prog);
     std::string tp = sec.substr(sec.find('/') + 1);
+    if (is_window_program(sec)) continue;  // configure_windows() decided
     if (sec.starts_with("fentry/") || sec.starts_with("fexit/")) {
       // Fault time (handle_mm_fault), where the kernel lets us trace it; attached on its own
       // after the rest, so that an attach failure costs only this source.
@@ -327,8 +334,35 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
                                                               why.empty() ? std::strerror(errno) : why)});
     }
   }
+  if (opts.windows) impl_->markers = std::make_unique<WindowMarkers>(skel);
+  if (opts.timeline.on) impl_->timeline = std::make_unique<TimelineRing>(skel);
   impl_->irqs = sys::read_interrupts();
 }
+
+WindowMarkers* NoiseProbe::markers() { return impl_->markers.get(); }
+
+std::vector<timeline::Event> NoiseProbe::drain_timeline() {
+  std::vector<timeline::Event> out;
+  if (!impl_->timeline) return out;
+  for (const auto& r : impl_->timeline->drain()) {
+    nw_noise_key key{};
+    key.kind = r.kind;
+    key.id = r.id;
+    std::memcpy(key.comm, r.comm, sizeof key.comm);
+    NoiseEvent named = impl_->name_event(key);
+    timeline::Event e;
+    e.start_ns = r.end_ns - std::min(r.end_ns, r.dur_ns);
+    e.dur_ns = r.dur_ns;
+    e.cpu = int(r.cpu);
+    e.source = std::move(named.source);
+    if (named.detail.is_object() && named.detail.contains("pid")) e.pid = named.detail["pid"].get<int64_t>();
+    e.window = r.window;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+TimelineDrops NoiseProbe::timeline_drops() const { return impl_->timeline ? impl_->timeline->drops() : TimelineDrops{}; }
 
 NoiseProbe::~NoiseProbe() = default;
 
@@ -475,6 +509,7 @@ std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
     e.count = kv.second.count;
     e.time_ns = kv.second.time_ns;
     e.max_ns = kv.second.max_ns;
+    e.window = kv.first.window;
     out.push_back(std::move(e));
   }
   return out;

@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/window_markers.h"
 #include "record/run_record.h"
+#include "timeline/recording.h"
 
 namespace nw::probes {
 
@@ -21,6 +23,7 @@ struct NoiseEvent {
   int cpu = 0;
   uint64_t count = 0, time_ns = 0, max_ns = 0;
   nlohmann::json detail = nullptr;  // {"pid": N}, {"irq": N}, {"from": a, "to": b}, ...
+  uint32_t window = 0;              // --windows: 0 outside any window, k + 1 in window k
 };
 
 struct ProbeOptions {
@@ -30,6 +33,8 @@ struct ProbeOptions {
   // its gaps), and the CPU is charged only while open: closed until set_watched(cpu, true).
   std::map<int, pid_t> measurer_by_cpu{};
   uint64_t watch_min_ns = 0;
+  bool windows = false;        // key every charge by the benchmark's marked window (--windows)
+  TimelineOptions timeline{};  // timestamped events above a threshold (--timeline)
 };
 
 // Frequency seen by the probe on one CPU: an integral over time, so two snapshots give a
@@ -76,6 +81,11 @@ class NoiseProbe {
   std::vector<nw::Unavailable> unavailable() const;
   FrequencySnapshot frequency(int cpu) const;
   int possible_cpus() const;
+  // The window markers (with ProbeOptions::windows; else null).
+  WindowMarkers* markers();
+  // Timeline events since the last drain, named like collect()'s (with ProbeOptions::timeline).
+  std::vector<timeline::Event> drain_timeline();
+  TimelineDrops timeline_drops() const;
 
  private:
   struct Impl;

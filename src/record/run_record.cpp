@@ -77,7 +77,21 @@ static json switches_to_json(const SwitchCounts& s) {
   return {{"voluntary", s.voluntary}, {"involuntary", s.involuntary}};
 }
 
+// A window entry: what is measured per window (see RunSample::window).
+static json window_to_json(const RunSample& r) {
+  json j = {{"index", r.index},       {"warmup", r.warmup},           {"window", *r.window},
+            {"process_run", r.process_run.value_or(0)}, {"wall_ns", r.wall_ns}, {"migrations", r.migrations},
+            {"blocking_ns", r.blocking_ns}};
+  if (!r.label.is_null()) j["label"] = r.label;
+  json noise = json::array();
+  for (const auto& e : r.noise) noise.push_back(noise_to_json(e));
+  j["noise"] = std::move(noise);
+  if (r.interrupted) j["interrupted"] = true;
+  return j;
+}
+
 static json run_to_json(const RunSample& r) {
+  if (r.window) return window_to_json(r);
   json j = {{"index", r.index},
             {"warmup", r.warmup},
             {"wall_ns", r.wall_ns},
@@ -110,6 +124,7 @@ static json run_to_json(const RunSample& r) {
     j["probe_switches"] = std::move(ps);
   }
   if (r.interrupted) j["interrupted"] = true;
+  if (r.process_run) j["process_run"] = *r.process_run;
   return j;
 }
 
@@ -161,6 +176,13 @@ json to_json(const RunRecord& rec) {
   if (rec.interrupted) j["interrupted"] = true;
   if (!rec.report.is_null()) j["report"] = rec.report;
   if (!rec.setup.is_null()) j["setup"] = rec.setup;
+  if (!rec.process_runs.empty()) {
+    json pr = json::array();
+    for (const auto& r : rec.process_runs) pr.push_back(run_to_json(r));
+    j["process_runs"] = std::move(pr);
+  }
+  if (rec.warmup_windows) j["warmup_windows"] = *rec.warmup_windows;
+  if (rec.timeline) j["timeline"] = timeline_to_json(*rec.timeline);
   return j;
 }
 
@@ -240,6 +262,14 @@ RunSample run_from_json(const json& j, const std::string& where) {
   get_opt(j, "steal_ns", r.steal_ns, where);
   get_opt(j, "blocking_ns", r.blocking_ns, where);
   get_opt(j, "interrupted", r.interrupted, where);
+  for (auto [key, field] : {std::pair{"window", &r.window}, std::pair{"process_run", &r.process_run}})
+    if (j.contains(key) && !j[key].is_null()) {
+      int v = 0;
+      get_opt(j, key, v, where);
+      if (v < 0) throw std::runtime_error(fmt::format("{}.{} is negative", where, key));
+      *field = v;
+    }
+  if (j.contains("label")) r.label = j["label"];
   if (j.contains("mean_khz") && j["mean_khz"].is_number()) r.mean_khz = j["mean_khz"].get<double>();
   for (auto [key, field] : {std::pair{"cpu_ns", &r.cpu_ns}, std::pair{"cpu_irq_ns", &r.cpu_irq_ns}})
     if (j.contains(key) && !j[key].is_null()) {
@@ -361,6 +391,17 @@ RunRecord run_record_from_json(const json& j) {
   get_opt(j, "interrupted", rec.interrupted, top);
   if (j.contains("report")) rec.report = j["report"];
   if (j.contains("setup")) rec.setup = j["setup"];
+  if (j.contains("process_runs")) {
+    if (!j["process_runs"].is_array()) throw std::runtime_error("report.process_runs is not an array");
+    for (size_t i = 0; i < j["process_runs"].size(); ++i)
+      rec.process_runs.push_back(run_from_json(j["process_runs"][i], fmt::format("process_runs[{}]", i)));
+  }
+  if (j.contains("warmup_windows") && !j["warmup_windows"].is_null()) {
+    int n = 0;
+    get_opt(j, "warmup_windows", n, top);
+    rec.warmup_windows = n;
+  }
+  if (j.contains("timeline") && !j["timeline"].is_null()) rec.timeline = timeline_from_json(j["timeline"]);
   rec.summary = summarize(rec);
   return rec;
 }

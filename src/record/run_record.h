@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "system/host_info.h"  // HostInfo
+#include "record/timeline_summary.h"
 
 namespace nw {
 
@@ -69,6 +70,11 @@ struct RunSample {
   std::optional<double> mean_khz;  // time-weighted frequency of the target CPUs, when known
   std::optional<ProbeSwitches> probe_switches;
   bool interrupted = false;        // cut short by SIGINT/SIGTERM: excluded from statistics
+  // --windows: this entry is window `window` (its index in its process run) of process run
+  // `process_run`. The whole process's figures (getrusage, steal, counters, CPU time, switch
+  // counts, exit status, frequency) are not per window: a window entry leaves them out.
+  std::optional<int> window, process_run;
+  nlohmann::json label = nullptr;  // the window's label (integer, or text from the marker fd)
 
   // Sum of time_ns over sources that take time while the benchmark wants to run: everything but
   // the workload's own blocking and contention (its tasks keeping each other waiting).
@@ -126,6 +132,11 @@ struct RunRecord {
   // How the benchmark process was set up (--no-aslr, --fifo, --nice, --clean-env, --env) and the
   // machine tuning in force (--tune); null when none of them was asked for.
   nlohmann::json setup = nullptr;
+  // --windows: runs[] holds windows; these are the process runs they came from, each with its
+  // whole-process figures and all its noise (inside windows and between them).
+  std::vector<RunSample> process_runs;
+  std::optional<int> warmup_windows;   // set with --windows
+  std::optional<TimelineSummary> timeline;
 
   std::vector<const RunSample*> measured() const;  // non-warmup, non-interrupted runs
   void add_unavailable(std::string probe, std::string reason);

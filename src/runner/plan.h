@@ -1,5 +1,6 @@
 // What `noisewatch run` was asked to do, after option parsing and validation.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,11 @@ struct Plan {
   std::vector<std::string> events;  // libpfm4 event names (-e); empty = default set
   bool counters = true;
   BenchmarkSetup setup;
+  // --windows: every window the benchmark marks is a repetition (src/runner/window_session.h).
+  bool windows = false;
+  int warmup_windows = 0;                   // --warmup-windows N
+  std::string timeline;                     // --timeline FILE (Chrome trace-event JSON)
+  uint64_t timeline_threshold_ns = 10'000;  // --timeline-threshold
 };
 
 }  // namespace nw::runner

@@ -45,6 +45,7 @@ ChildResult Repetition::run(HeldChild& child) {
   io_.poll();  // run the cancelled handlers so none outlives this frame
   if (!end) end = sys::monotonic_ns();
   r.wall_ns = end - start;
+  r.start_ns = start;
 
   int status = 0;
   pid_t got;

@@ -21,6 +21,7 @@
 #include "runner/output.h"
 #include "runner/plan.h"
 #include "runner/session.h"
+#include "runner/window_options.h"
 #include "system/cpulist.h"
 #include "system/host_info.h"
 #include "system/interrupts.h"
@@ -49,6 +50,10 @@ struct RunArgs {
   bool fifo_given = false, nice_given = false;
   std::vector<std::string> env;
   std::string journal, tune_only, tune_skip;
+  bool windows = false;
+  std::optional<int> warmup_windows;
+  std::string timeline;
+  std::string timeline_threshold;
 };
 
 runner::BenchmarkSetup make_setup(const RunArgs& a) {
@@ -149,6 +154,7 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
     runner::validate_cpus(p.cpus, allowed);
     p.cpu_reason = fmt::format("CPU {} as asked (--cpu)", sys::format_cpulist(p.cpus));
   }
+  apply_window_options(p, a.windows, a.warmup_windows, a.timeline, a.timeline_threshold);
   if (!a.events.empty()) {
     std::string item;
     for (char c : a.events + ",") {
@@ -219,7 +225,9 @@ void register_run(CLI::App& app, Action& action) {
       "  noisewatch -c 3 -r 30 -- ./bench --fast   30 runs pinned to CPU 3\n"
       "  noisewatch --json run.json -- ./bench     also save the record (re-render: noisewatch report)\n"
       "  noisewatch --no-aslr --clean-env --fifo 1 -- ./bench   the benchmark process alone, set up quieter\n"
-      "  noisewatch --tune -- ./bench              tune the machine for this run, restore it afterwards");
+      "  noisewatch --tune -- ./bench              tune the machine for this run, restore it afterwards\n"
+      "  noisewatch --windows -r 3 -- ./bench      every window ./bench marks is a repetition (3 processes)\n"
+      "  noisewatch --timeline t.json -- ./bench   also write when the noise struck (open t.json in Perfetto)");
   sub->add_option("-c,--cpu", args->cpu,
                   "CPU(s) to pin the benchmark to, e.g. 3 or 2-3; `auto` first measures the noise of every allowed "
                   "CPU at once for 1 s and takes the quietest, like `noisewatch check` (default: not CPU 0; the "
@@ -236,6 +244,7 @@ void register_run(CLI::App& app, Action& action) {
                   "instructions, cache/branch misses, software counters and effective GHz where there is a "
                   "hardware PMU, none without one (the record has CPU time, switches, migrations, faults)");
   sub->add_flag("--no-counters", args->no_counters, "do not open perf counters (eBPF probes only)");
+  add_window_options(*sub, args->windows, args->warmup_windows, args->timeline, args->timeline_threshold);
   sub->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
   sub->add_flag("--no-aslr", args->no_aslr,
                 "run the benchmark without address-space randomisation (like setarch -R; the benchmark only)");
@@ -247,7 +256,7 @@ void register_run(CLI::App& app, Action& action) {
       ->each([args](const std::string&) { args->nice_given = true; });
   sub->add_flag("--clean-env", args->clean_env,
                 "pass the benchmark only PATH, HOME (yours) and LANG=C, like env -i (the stack layout depends on "
-                "the environment's size)");
+                "the environment's size); with --windows also NOISEWATCH_MARKER_FD");
   sub->add_option("--env", args->env, "K=V: add (or replace) one environment variable; repeat for more")
       ->allow_extra_args(false);
   sub->add_flag("--tune", args->tune,

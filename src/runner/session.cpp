@@ -10,13 +10,18 @@
 #include <fmt/format.h>
 
 #include "probes/counters.h"
+#include "cli/errors.h"
 #include "probes/noise_probe.h"
+#include "runner/command_lookup.h"
 #include "runner/held_child.h"
 #include "runner/noise_merge.h"
 #include "runner/privileges.h"
 #include "runner/repetition.h"
 #include "runner/steal.h"
 #include "runner/task_switches.h"
+#include "runner/timeline_session.h"
+#include "runner/window_session.h"
+#include "runner/window_split.h"
 #include "system/cpulist.h"
 #include "system/host_info.h"
 
@@ -74,8 +79,22 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     counters.emplace(plan.events);
     for (const auto& u : counters->unavailable()) rec.add_unavailable(u.probe, u.reason);
   }
-  probes::NoiseProbe probe;
+  probes::ProbeOptions probe_opts;
+  probe_opts.windows = plan.windows;
+  probe_opts.timeline.on = !plan.timeline.empty();
+  probe_opts.timeline.threshold_ns = plan.timeline_threshold_ns;
+  probes::NoiseProbe probe(probe_opts);
   for (const auto& u : probe.unavailable()) rec.add_unavailable(u.probe, u.reason);
+  std::optional<WindowSession> windows;
+  if (plan.windows) {
+    windows.emplace(*probe.markers(), lookup_command(plan.command[0]).path);
+    rec.warmup_windows = plan.warmup_windows;
+  }
+  std::optional<timeline::Recording> tl;
+  if (!plan.timeline.empty()) {
+    tl.emplace();
+    tl->threshold_ns = plan.timeline_threshold_ns;
+  }
   note_machine_limits(rec, plan.cpus);
   if (!probe.measures_steal() && rec.host.virtualized)
     rec.add_unavailable("steal", "this kernel does not account hypervisor steal in the scheduler "
@@ -90,6 +109,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     HeldChild child(plan.command, plan.pin ? plan.cpus : std::vector<int>{}, plan.setup);
     probe.untrack_all();
     probe.collect(true);  // whatever happened between repetitions is not this one's
+    probe.drain_timeline();
     // The child is blocked waiting for its release (or a few microseconds from it: what it runs
     // after this read is then counted as the benchmark's).
     probe.track_held(child.pid(), read_task_runtime(child.pid()));
@@ -101,9 +121,12 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     std::vector<probes::FrequencySnapshot> f0;
     for (int c : plan.cpus) f0.push_back(probe.frequency(c));
 
+    if (windows) windows->arm(io);
     ChildResult r = repetition.run(child);
 
     auto events = probe.collect(true);
+    probes::WindowReadout marks;
+    if (windows) marks = windows->finish(io, rec.warnings, i);
     const SwitchCounts switches1 = probe.switches();
     const uint64_t cpu1 = probe.cpu_ns(), irq_running1 = probe.stolen_running_ns();
     probe.untrack_all();
@@ -162,8 +185,17 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
       s.interrupted = true;
       rec.interrupted = true;
     }
-    rec.runs.push_back(std::move(s));
-    if (progress) progress(rec.runs.back(), total);
+    if (progress) progress(s, total);
+    if (!windows) {
+      rec.runs.push_back(std::move(s));
+    } else if (!record_windows(rec, s, events, marks, plan.warmup_windows)) {
+      // A benchmark that failed before marking anything keeps its process run as the entry, so
+      // the report says how it failed; one that ran fine but marked nothing is told how to mark.
+      if (r.exit_status == 0 && !r.forwarded_signal) throw Error(windows->no_window_message(i));
+      rec.runs.push_back(std::move(s));
+    }
+    if (tl) record_timeline(*tl, probe, rec, i, i < plan.warmup, r.start_ns, r.start_ns + r.wall_ns,
+                            windows ? &marks : nullptr);
 
     if (r.forwarded_signal) {
       out.exit_status = 128 + r.forwarded_signal;
@@ -181,6 +213,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
       break;
     }
   }
+  if (tl) finish_timeline(*tl, probe, rec, plan.timeline);
   rec.lost_events = probe.lost_events() - lost_at_start;
   rec.summary = summarize(rec);
   return out;

@@ -146,7 +146,7 @@ TEST(CheckE2E, BadInputIsExit125WithOneLine) {
   expect_one_line_error(run("check --priority fifo:0 --duration 0"), "--priority");
   expect_one_line_error(run("check --format xml"), "xml");
   TempDir t;
-  expect_one_line_error(run("check --duration 0 -o " + t.path + "/missing/dir/out.txt"), "cannot write");
+  expect_one_line_error(run("check --duration 0 -o " + t.path + "/missing/dir/out.txt"), "does not exist; create it or write elsewhere");
 }
 
 bool is_fifo(pid_t pid) { return sched_getscheduler(pid) == SCHED_FIFO; }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -89,6 +90,18 @@ inline Proc run_recorded(const std::string& json, int runs, const std::vector<st
                                 "-q", "--json", json, "--"};
   argv.insert(argv.end(), bench.begin(), bench.end());
   return run(argv);
+}
+
+// What a shell command line prints on stdout ("" when it cannot be started).
+inline std::string capture_output(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
 }
 
 inline nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }

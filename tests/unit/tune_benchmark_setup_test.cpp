@@ -20,6 +20,9 @@ TEST(TuneBenchmarkSetup, CleanEnvKeepsPathHomeAndSetsLangC) {
   s.clean_env = true;
   auto env = env_of(s, {"TERM=xterm", "HOME=/root", "PATH=/usr/bin:/bin", "LANG=de_DE.UTF-8", "OLDPWD=/tmp"});
   EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/bin:/bin", "HOME=/root", "LANG=C"}));
+  // --windows gives the benchmark its marker fd through the environment: that passes too.
+  env = env_of(s, {"TERM=xterm", "NOISEWATCH_MARKER_FD=5", "PATH=/bin"});
+  EXPECT_EQ(env, (std::vector<std::string>{"PATH=/bin", "NOISEWATCH_MARKER_FD=5", "LANG=C"}));
 }
 
 TEST(TuneBenchmarkSetup, EnvAddsOrReplacesAfterTheBase) {

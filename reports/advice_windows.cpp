@@ -1,0 +1,45 @@
+#include "reports/advice_windows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace nw::report {
+
+bool is_windows_record(const RunRecord& rec) {
+  return rec.warmup_windows.has_value() || std::any_of(rec.runs.begin(), rec.runs.end(), [](const RunSample& r) {
+           return r.window.has_value();
+         });
+}
+
+void adapt_to_windows(const RunRecord& rec, std::vector<Recommendation>& recs) {
+  if (!is_windows_record(rec)) return;
+  std::set<int> process_runs;
+  for (const auto& r : rec.runs)
+    if (r.window) process_runs.insert(r.process_run.value_or(0));
+  const double per_process =
+      process_runs.empty() ? 1.0 : std::max(1.0, double(rec.measured().size()) / double(process_runs.size()));
+  static const std::regex runs_option("--runs (\\d+)"), warmup_option("--warmup (\\d+)");
+  for (auto& r : recs) {
+    for (auto& cmd : r.commands) {
+      // `noisewatch [options] -- CMD`, not its other subcommands (check, tune, ...).
+      if (!cmd.starts_with("noisewatch --")) continue;
+      std::smatch m;
+      if (std::regex_search(cmd, m, runs_option)) {
+        // A number of windows wanted: as process runs of this benchmark's windows each.
+        int wanted = std::stoi(m[1]);
+        cmd.replace(size_t(m.position(0)), size_t(m.length(0)),
+                    fmt::format("--runs {}", std::max(1, int(std::ceil(double(wanted) / per_process)))));
+      }
+      if (std::regex_search(cmd, m, warmup_option))
+        cmd.replace(size_t(m.position(0)), size_t(m.length(0)), "--warmup-windows " + m[1].str());
+      cmd.insert(std::string("noisewatch").size(), " --windows");
+    }
+    if (r.id == "more-warmup") r.title = "Add warm-up windows: the first measured window was slow";
+  }
+}
+
+}  // namespace nw::report

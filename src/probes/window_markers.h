@@ -1,0 +1,98 @@
+// Marked windows and the timeline on the kernel side's behalf: configuring the eBPF object for
+// them before it is loaded, attaching the USDT markers, reading the windows a process run marked,
+// and draining the timeline's ring buffer. bpf/windows.bpf.h and bpf/timeline.bpf.h say how the
+// kernel side works.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct noise_bpf;
+struct ring_buffer;
+struct bpf_link;
+
+namespace nw::probes {
+
+struct TimelineOptions {
+  bool on = false;
+  uint64_t threshold_ns = 10'000;
+  uint64_t rate_per_sec = 20'000;  // per CPU
+  uint32_t ring_bytes = 16u << 20;  // a power of two
+};
+
+// One window as the markers left it (CLOCK_MONOTONIC).
+struct WindowMark {
+  uint64_t begin_ns = 0, end_ns = 0;  // end 0: never closed
+  std::optional<int64_t> label;       // USDT argument
+  std::string text_label;             // "begin LABEL" on the marker fd
+  bool implicit_end = false;          // closed by the next begin, not by an end marker
+  bool from_fd = false;
+  uint32_t pid = 0;
+};
+
+struct WindowReadout {
+  std::vector<WindowMark> windows;  // in marking order; at most NW_MAX_WINDOWS
+  uint64_t dropped = 0;             // begins past NW_MAX_WINDOWS, not measured
+  uint64_t stray_ends = 0;          // end markers with no window open
+  uint64_t marker_lines = 0;        // marker-fd writes the kernel recognised
+};
+
+// A charged span at or above the timeline's threshold, as the ring buffer holds it.
+struct RawTimelineEvent {
+  uint64_t end_ns = 0, dur_ns = 0;
+  uint32_t kind = 0, id = 0, cpu = 0, window = 0;
+  char comm[16] = {};
+};
+
+struct TimelineDrops {
+  uint64_t rate = 0, full = 0;  // over the per-CPU rate bound / the ring buffer was full
+};
+
+// Sets the object's read-only flags, map sizes and which marker programs load. Before load.
+void configure_windows(noise_bpf* skel, bool windows, const TimelineOptions& timeline);
+// Whether a program section belongs to the windows machinery (left to configure_windows).
+bool is_window_program(const std::string& section);
+
+class WindowMarkers {
+ public:
+  explicit WindowMarkers(noise_bpf* skel) : skel_(skel) {}
+  ~WindowMarkers();
+  WindowMarkers(const WindowMarkers&) = delete;
+  WindowMarkers& operator=(const WindowMarkers&) = delete;
+
+  // Attaches the noisewatch:window_begin/end USDT probes of `binary` (for every process running
+  // it; the programs keep to tracked tasks). False, with the reason, when it has none.
+  bool attach_usdt(const std::string& binary, std::string& why);
+  // Watches the benchmark's writes to its marker fd `fd` (number in the benchmark).
+  void attach_marker_fd(int fd);
+  // The marker fd's number in the benchmark (-1: none).
+  void set_marker_fd(int fd);
+  // Forget the windows of the last process run (between process runs: nothing tracked).
+  void reset();
+  WindowReadout read() const;
+
+ private:
+  noise_bpf* skel_;
+  std::vector<bpf_link*> links_;
+};
+
+class TimelineRing {
+ public:
+  explicit TimelineRing(noise_bpf* skel);
+  ~TimelineRing();
+  TimelineRing(const TimelineRing&) = delete;
+  TimelineRing& operator=(const TimelineRing&) = delete;
+
+  // Everything written since the last drain (between process runs).
+  std::vector<RawTimelineEvent> drain();
+  // Cumulative since load, summed over CPUs.
+  TimelineDrops drops() const;
+
+ private:
+  noise_bpf* skel_;
+  ring_buffer* rb_ = nullptr;
+  std::vector<RawTimelineEvent> pending_;
+};
+
+}  // namespace nw::probes

@@ -1,0 +1,110 @@
+#include "runner/window_session.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+
+namespace nw::runner {
+
+namespace {
+
+bool is_marker_line(const std::string& l) {
+  std::string line = l;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line == "begin" || line == "end" || line.starts_with("begin ");
+}
+
+}  // namespace
+
+size_t count_marker_lines(std::string& rest, const std::string& chunk) {
+  rest += chunk;
+  size_t n = 0, from = 0;
+  for (size_t nl; (nl = rest.find('\n', from)) != std::string::npos; from = nl + 1)
+    n += is_marker_line(rest.substr(from, nl - from));
+  rest.erase(0, from);
+  return n;
+}
+
+WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& binary) : markers_(markers) {
+  usdt_ = markers_.attach_usdt(binary, usdt_why_);
+  if (usdt_) return;  // one way of marking per benchmark: its USDT probes when it has them
+  int p[2];
+  if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) throw Error(fmt::format("cannot create the marker pipe: {}", std::strerror(errno)));
+  read_fd_ = p[0];
+  // The write end blocks, as a benchmark's writes expect; it is inherited (no close-on-exec).
+  // Room for tens of thousands of marker lines between two of noisewatch's reads.
+  write_fd_ = p[1];
+  fcntl(write_fd_, F_SETFL, fcntl(write_fd_, F_GETFL) & ~O_NONBLOCK);
+  fcntl(write_fd_, F_SETFD, 0);
+  fcntl(write_fd_, F_SETPIPE_SZ, 1 << 20);
+  setenv(kMarkerFdEnv, std::to_string(write_fd_).c_str(), 1);
+  markers_.attach_marker_fd(write_fd_);
+}
+
+WindowSession::~WindowSession() {
+  markers_.set_marker_fd(-1);
+  unsetenv(kMarkerFdEnv);
+  if (read_fd_ >= 0) close(read_fd_);
+  if (write_fd_ >= 0) close(write_fd_);
+}
+
+void WindowSession::drain_pipe() {
+  if (read_fd_ < 0) return;
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(read_fd_, buf, sizeof buf)) > 0) lines_ += count_marker_lines(rest_, std::string(buf, size_t(n)));
+}
+
+void WindowSession::arm(boost::asio::io_context& io) {
+  markers_.reset();
+  drain_pipe();
+  lines_ = 0;
+  rest_.clear();
+  timer_ = std::make_unique<boost::asio::steady_timer>(io);
+  on_tick({});
+}
+
+void WindowSession::on_tick(const boost::system::error_code& ec) {
+  if (ec || !timer_) return;  // cancelled at the end of the process run
+  drain_pipe();
+  timer_->expires_after(std::chrono::seconds(1));
+  timer_->async_wait([this](const boost::system::error_code& e) { on_tick(e); });
+}
+
+probes::WindowReadout WindowSession::finish(boost::asio::io_context& io, std::vector<std::string>& warnings,
+                                            int process_run) {
+  if (timer_) {
+    timer_->cancel();
+    io.restart();
+    io.poll();  // run the cancelled handler before the timer goes
+    timer_.reset();
+  }
+  drain_pipe();
+  probes::WindowReadout r = markers_.read();
+  if (lines_ != r.marker_lines)
+    warnings.push_back(fmt::format(
+        "process run {}: {} marker line(s) reached ${} but {} were seen at their write: write each line with "
+        "a write(2) of its own (os.write, or flush after each line)",
+        process_run + 1, lines_, kMarkerFdEnv, r.marker_lines));
+  return r;
+}
+
+std::string WindowSession::no_window_message(int process_run) const {
+  return fmt::format(
+      "--windows: the benchmark marked no window in process run {}. Mark each window to measure: in C/C++, "
+      "NOISEWATCH_WINDOW_BEGIN() and NOISEWATCH_WINDOW_END() from include/noisewatch/markers.h (USDT; {}); in any "
+      "language, write the lines \"begin\" and \"end\" to the file descriptor in ${} ({}; see README, "
+      "\"Windows\")",
+      process_run + 1, usdt_ ? "attached to the benchmark's binary" : usdt_why_, kMarkerFdEnv,
+      usdt_ ? "not given to a benchmark that has the USDT probes" : "given to this benchmark");
+}
+
+}  // namespace nw::runner

@@ -1,0 +1,53 @@
+// --windows around a session: the marker fd, the USDT attachment, and reading what one process
+// run marked. The kernel side (bpf/windows.bpf.h) does the marking itself.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <utility>  // Boost 1.74 asio/awaitable.hpp uses std::exchange without it
+
+#include <boost/asio.hpp>
+
+#include "probes/window_markers.h"
+
+namespace nw::runner {
+
+// The environment variable that tells the benchmark which fd to write its marker lines to.
+inline constexpr const char* kMarkerFdEnv = "NOISEWATCH_MARKER_FD";
+
+// Counts the marker lines in what the benchmark wrote to the marker fd ("begin", "begin LABEL",
+// "end"); `rest` keeps an unfinished last line for the next call.
+size_t count_marker_lines(std::string& rest, const std::string& chunk);
+
+class WindowSession {
+ public:
+  // Attaches the USDT markers of `binary` when it has them. Else creates the marker pipe: its
+  // write end is inherited by the benchmark, its number in $NOISEWATCH_MARKER_FD (set in
+  // noisewatch's own environment, which the benchmark inherits), and its writes are watched.
+  WindowSession(probes::WindowMarkers& markers, const std::string& binary);
+  ~WindowSession();
+  WindowSession(const WindowSession&) = delete;
+  WindowSession& operator=(const WindowSession&) = delete;
+
+  // Before a process run (nothing tracked): forget the last run's windows; while it runs, empty
+  // the pipe once a second so a benchmark that marks many windows never blocks on it.
+  void arm(boost::asio::io_context& io);
+  // After it: the windows it marked, and warnings about its marker lines.
+  probes::WindowReadout finish(boost::asio::io_context& io, std::vector<std::string>& warnings, int process_run);
+  // The error for a process run that marked no window: how to mark one.
+  std::string no_window_message(int process_run) const;
+
+ private:
+  void drain_pipe();
+  void on_tick(const boost::system::error_code& ec);
+  probes::WindowMarkers& markers_;
+  int read_fd_ = -1, write_fd_ = -1;
+  bool usdt_ = false;
+  std::string usdt_why_;
+  std::string rest_;
+  size_t lines_ = 0;
+  std::unique_ptr<boost::asio::steady_timer> timer_;
+};
+
+}  // namespace nw::runner
