@@ -11,7 +11,7 @@ namespace nw::inject {
 
 struct RunOptions {
   const Scenario* scenario = nullptr;
-  int cpu = -1, other_cpu = -1, warmup = 1, moves = 6, move_ms = 20, period_us = 20, io_threads = 2;
+  int cpu = -1, other_cpu = -1, warmup = 1, moves = 6, move_ms = 20, period_us = 20, io_threads = 6;
   std::string pidfile, truth, pattern = "alternate", irq = "virtio1-req.0", dir = "/var/tmp";
   std::vector<int> sleep_ms = {100, 200, 300, 400};
   std::vector<std::string> command;
