@@ -17,6 +17,7 @@
 #include "runner/repetition.h"
 #include "runner/steal.h"
 #include "runner/task_switches.h"
+#include "sources/vocabulary.h"
 #include "system/cpulist.h"
 #include "system/host_info.h"
 
@@ -124,18 +125,18 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     s.steal_ns = read_steal_ns(plan.cpus) - steal0;
     s.noise = merge_noise(events);
     for (const auto& e : s.noise) {
-      if (e.source == "migration") s.migrations = e.count;
-      if (e.source == "blocking") s.blocking_ns = e.time_ns;
+      if (e.source == sources::kMigration) s.migrations = e.count;
+      if (e.source == sources::kBlocking) s.blocking_ns = e.time_ns;
     }
     // Faults: measured CPU time when the probe traces them (count: faults handled after the
     // execve), else getrusage's count alone (its cost is then estimated by the report).
     nlohmann::json fault_detail = {{"minor", s.minor_faults}, {"major", s.major_faults}};
-    if (auto it = std::find_if(s.noise.begin(), s.noise.end(), [](const NoiseEntry& e) { return e.source == "fault"; });
+    if (auto it = std::find_if(s.noise.begin(), s.noise.end(), [](const NoiseEntry& e) { return e.source == sources::kFault; });
         it != s.noise.end())
       it->detail = fault_detail;
     else if (s.minor_faults + s.major_faults)
-      s.noise.push_back({"fault", s.minor_faults + s.major_faults, 0, 0, fault_detail});
-    if (s.steal_ns) s.noise.push_back({"steal", 1, s.steal_ns, s.steal_ns, nullptr});
+      s.noise.push_back({std::string(sources::kFault), s.minor_faults + s.major_faults, 0, 0, fault_detail});
+    if (s.steal_ns) s.noise.push_back({std::string(sources::kSteal), 1, s.steal_ns, s.steal_ns, nullptr});
     double khz_ns = 0, ns = 0;
     for (size_t k = 0; k < plan.cpus.size(); ++k) {
       auto f1 = probe.frequency(plan.cpus[k]);
