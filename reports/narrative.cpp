@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "reports/sources.h"
-#include "sources/vocabulary.h"
 #include "reports/units.h"
+#include "sources/vocabulary.h"
 
 namespace nw::report {
 

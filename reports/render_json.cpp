@@ -22,7 +22,8 @@ const char* kind_name(RowKind k) {
 Attribution record_row(const AttributedSource& a) {
   Attribution r{a.source, a.share, a.mean_time_ns, a.share_low, a.share_high, a.mean_count, a.max_ns, nullptr};
   nlohmann::json x = a.kind == RowKind::remainder ? nlohmann::json::object() : a.detail;
-  x["category"] = a.kind == RowKind::remainder ? std::string(sources::kUnexplained) : sources::parse(a.source).category;
+  x["category"] =
+      a.kind == RowKind::remainder ? std::string(sources::kUnexplained) : sources::parse(a.source).category;
   x["group"] = sources::group_name(a.group);
   x["kind"] = kind_name(a.kind);
   if (a.fit) {

@@ -53,7 +53,8 @@ std::vector<NoiseChange> diff_noise(const RunRecord& base, const RunRecord& next
   source_names(base, names);
   source_names(next, names);
   auto b = per_source(base, names), n = per_source(next, names);
-  const std::string base_comm = sources::benchmark_comm(base.command), new_comm = sources::benchmark_comm(next.command);
+  const std::string base_comm = sources::benchmark_comm(base.command);
+  const std::string new_comm = sources::benchmark_comm(next.command);
   std::vector<NoiseChange> out;
   std::vector<double> p;
   for (const auto& s : names) {
@@ -68,7 +69,7 @@ std::vector<NoiseChange> diff_noise(const RunRecord& base, const RunRecord& next
     c.change_points = base_median_ns > 0 ? c.change_ns / base_median_ns * 100 : 0;
     c.base_mean_count = stats::mean(b[s].count);
     c.new_mean_count = stats::mean(n[s].count);
-    // Count-only sources (migrations, faults where not timed) take no time of their own: test their counts.
+    // Count-only sources (migrations, untimed faults) take no time of their own: test their counts.
     bool timed = sources::kind_of(id, c.base_mean_ns > 0 || c.new_mean_ns > 0) == sources::Kind::time;
     c.p_value = timed ? stats::mann_whitney_u(b[s].time_ns, n[s].time_ns).p_value
                       : stats::mann_whitney_u(b[s].count, n[s].count).p_value;

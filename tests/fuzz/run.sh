@@ -23,6 +23,7 @@ sources=(
   "$root/src/compare/explanation.cpp"
   "$root"/src/compare/render_*.cpp
   "$root/src/record/run_record.cpp"
+  "$root/src/sources/vocabulary.cpp"
   "$root/src/stats/descriptive.cpp"
   "$root/src/stats/inference.cpp"
   "$root/src/stats/mann_whitney_exact.cpp"
@@ -34,7 +35,7 @@ flags=(-std=c++20 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
 
 # One object per source, compiled in parallel, rebuilt when the source or any header it may
 # include is newer: these headers (nlohmann, Boost.Math) are slow to compile under sanitizers.
-newest_header="$(ls -t "$root"/src/compare/*.h "$root"/src/stats/*.h "$root"/src/record/*.h \
+newest_header="$(ls -t "$root"/src/compare/*.h "$root"/src/stats/*.h "$root"/src/record/*.h "$root"/src/sources/*.h \
                   "$root"/src/cli/errors.h | head -1)"
 stale=()
 for src in "${sources[@]}"; do
