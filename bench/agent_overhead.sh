@@ -8,7 +8,9 @@
 #   NOISEWATCH    the binary (default: build/noisewatch next to this script)
 #   DURATION      seconds to measure (default 30)
 #   SCRAPE_EVERY  also GET /metrics every N seconds, as Prometheus would (default 0: idle)
-# A benchmark, not a test: run it on a quiet machine and read the numbers.
+# A benchmark, not a test: run it on a quiet machine and read the numbers. Every figure comes
+# from a command whose status is checked: an agent that dies, a scrape that fails, or a program
+# whose run time bpftool cannot give ends the script with exit 1 and says which, never a 0 %.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,26 +41,41 @@ done
 [ -n "$port" ] || { echo "agent_overhead: the agent did not start" >&2; cat "$err" >&2; exit 125; }
 sleep 2  # loading the programs is a one-off cost, not the steady state measured here
 
-ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+fail() { echo "agent_overhead: $*" >&2; exit 1; }
+alive() { kill -0 "$pid" 2>/dev/null || { cat "$err" >&2; fail "the agent (pid $pid) died"; }; }
+number() { case $1 in '' | *[!0-9]*) fail "$2: no figure (got '$1')" ;; esac; echo "$1"; }
+ticks() { alive; number "$(awk '{ print $14 + $15 }' "/proc/$pid/stat")" "utime+stime of /proc/$pid/stat"; }
 # The same in nanoseconds, for a figure finer than one clock tick: every thread's run time.
-run_ns() { cat /proc/"$pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d\n", s }'; }
+run_ns() { alive; number "$(cat /proc/"$pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d\n", s }')" "schedstat of the agent's threads"; }
 prog_ids() { grep -h '^prog_id:' /proc/"$pid"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u; }
 bpf_ns() {
+  ids=$(prog_ids)
+  [ -n "$ids" ] || fail "the agent holds no BPF program (nothing to measure)"
   total=0
-  for id in $(prog_ids); do
-    ns=$(bpftool prog show id "$id" 2>/dev/null | sed -n 's/.*run_time_ns \([0-9]*\).*/\1/p')
+  for id in $ids; do
+    out=$(bpftool prog show id "$id") || fail "bpftool prog show id $id failed"
+    case $out in "$id:"*) ;; *) fail "bpftool prog show id $id: unexpected output '$out'" ;; esac
+    # bpftool omits run_time_ns for a program that has not run yet: that one is a true 0.
+    ns=$(printf '%s\n' "$out" | sed -n 's/.*run_time_ns \([0-9]*\).*/\1/p')
     total=$((total + ${ns:-0}))
   done
+  # The scheduler's programs run all the time: a total of 0 means the statistics are not counting.
+  [ "$total" -gt 0 ] || fail "no run_time_ns for any of the agent's BPF programs: kernel.bpf_stats_enabled is not counting"
   echo "$total"
 }
 
-echo 1 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || true
+echo 1 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || fail "cannot enable kernel.bpf_stats_enabled"
+[ "$(cat /proc/sys/kernel/bpf_stats_enabled)" = 1 ] || fail "kernel.bpf_stats_enabled stays off"
+command -v bpftool >/dev/null || fail "needs bpftool (apt-get install bpftool)"
+
 hz=$(getconf CLK_TCK)
 t0=$(ticks); r0=$(run_ns); b0=$(bpf_ns); s0=$(date +%s.%N)
+scrapes=0
 if [ "$scrape" -gt 0 ]; then
   end=$(( $(date +%s) + duration ))
   while [ "$(date +%s)" -lt "$end" ]; do
-    curl -s -o /dev/null "http://127.0.0.1:$port/metrics" || true
+    curl -sf -o /dev/null "http://127.0.0.1:$port/metrics" || fail "GET /metrics failed"
+    scrapes=$((scrapes + 1))
     sleep "$scrape"
   done
 else
@@ -67,10 +84,10 @@ fi
 t1=$(ticks); r1=$(run_ns); b1=$(bpf_ns); s1=$(date +%s.%N)
 
 awk -v t0="$t0" -v t1="$t1" -v hz="$hz" -v s0="$s0" -v s1="$s1" -v b0="$b0" -v b1="$b1" -v r0="$r0" -v r1="$r1" \
-    -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v cpus="$(nproc)" -v scrape="$scrape" 'BEGIN {
+    -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v cpus="$(nproc)" -v scrape="$scrape" -v scrapes="$scrapes" 'BEGIN {
   wall = s1 - s0
   printf "agent process: %.3f%% of one CPU (%d ticks of 1/%d s over %.1f s)\n", (t1 - t0) / hz / wall * 100, t1 - t0, hz, wall
   printf "agent threads (schedstat): %.4f%% of one CPU (%.1f ms on CPU)\n", (r1 - r0) / 1e9 / wall * 100, (r1 - r0) / 1e6
   printf "eBPF programs: %.3f%% of one CPU (%.1f ms in the kernel, charged to other tasks)\n", (b1 - b0) / 1e9 / wall * 100, (b1 - b0) / 1e6
-  printf "conditions: %d CPUs watched, load average %s, %s\n", cpus, load, (scrape > 0 ? "scraped every " scrape " s" : "not scraped")
+  printf "conditions: %d CPUs watched, load average %s, %s\n", cpus, load, (scrape > 0 ? "scraped every " scrape " s (" scrapes " scrapes)" : "not scraped")
 }'

@@ -130,6 +130,14 @@ static __always_inline __u64 rq_clock(struct rq *rq) {
 
 static __always_inline __u64 sched_now(struct task_struct *t) { return rq_clock(rq_of(t)); }
 
+// Hypervisor steal on a runqueue's CPU, in ns, as the scheduler has accounted it so far (it
+// takes it out of the task clock at every clock update, so a task's runtime never contains it).
+// Precise where /proc/stat rounds to 10 ms. 0 without CONFIG_PARAVIRT_TIME_ACCOUNTING.
+static __always_inline __u64 rq_steal(struct rq *rq) {
+  if (!bpf_core_field_exists(struct rq, prev_steal_time_rq) || !rq) return 0;
+  return rq->prev_steal_time_rq;
+}
+
 static __always_inline struct nw_probe_stats *stats(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&probe_stats, &zero);
@@ -185,31 +193,43 @@ static __always_inline void record_fixed(__u32 slot, __u64 dur) {
   if (v) add_to(v, 1, dur, dur);
 }
 
-static __always_inline void record_task(__u32 kind, struct task_struct *t, __u64 dur) {
-  char comm[NW_COMM_LEN];
-  __builtin_memcpy(comm, t->comm, NW_COMM_LEN);
-  record(kind, t->pid, comm, dur);
+// A task's name as two words: copied with two loads, compared with two compares.
+struct nw_comm {
+  __u64 w[2];
+};
+
+static __always_inline struct nw_comm comm_of(struct task_struct *t) {
+  struct nw_comm c;
+  __builtin_memcpy(&c.w[0], t->comm, 8);
+  __builtin_memcpy(&c.w[1], t->comm + 8, 8);
+  return c;
 }
 
-// Preemption or contention by task t. Called from sched_switch only (interrupts off), so the
+// The task leaving the CPU at a switch, as the out-of-line parts of on_switch need it (at most
+// five arguments reach a BPF function).
+struct nw_leaving {
+  __u64 now;  // the switch's scheduler clock
+  __u32 pid;
+  __u32 tracked;
+  struct nw_comm comm;
+};
+
+// Preemption or contention by task `pid`. Called from sched_switch only (interrupts off), so the
 // entry cannot be rewritten under us; a different task (or kind) evicts the entry into the hash.
-static __always_inline void record_cached(__u32 kind, struct task_struct *t, __u64 dur) {
-  __u32 pid = t->pid, idx = pid & (NW_PREEMPT_CACHE - 1);
+static __always_inline void record_cached(__u32 kind, __u32 pid, struct nw_comm c, __u64 dur) {
+  __u32 idx = pid & (NW_PREEMPT_CACHE - 1);
   struct nw_noise_entry *e = bpf_map_lookup_elem(&preempt_cache, &idx);
   if (!e) return;
-  __u64 c0, c1;
-  __builtin_memcpy(&c0, t->comm, 8);
-  __builtin_memcpy(&c1, t->comm + 8, 8);
   __u64 *k = (__u64 *)e->key.comm;
-  if (e->key.kind == kind && e->key.id == pid && k[0] == c0 && k[1] == c1) {
+  if (e->key.kind == kind && e->key.id == pid && k[0] == c.w[0] && k[1] == c.w[1]) {
     add_to(&e->val, 1, dur, dur);
     return;
   }
   if (e->val.count) hash_add(&e->key, e->val.count, e->val.time_ns, e->val.max_ns);
   e->key.kind = kind;
   e->key.id = pid;
-  k[0] = c0;
-  k[1] = c1;
+  k[0] = c.w[0];
+  k[1] = c.w[1];
   e->val.count = 1;
   e->val.time_ns = dur;
   e->val.max_ns = dur;
@@ -247,7 +267,8 @@ static __always_inline void split_open_interrupts(__u32 cpu) {
   split_level(s, &s->softirq_start, &s->softirq_stolen0, t);
 }
 
-static __always_inline void wait_begin(__u32 cpu, __u64 now) {
+// `steal`: the CPU's accounted steal now (its runqueue clock just updated), or 0 when unknown.
+static __always_inline void wait_begin(__u32 cpu, __u64 now, __u64 steal) {
   struct nw_cpu_state *s = cpu_at(cpu);
   if (!s) return;
   if (__sync_fetch_and_add(&s->waiting, 1) == 0) {
@@ -255,6 +276,7 @@ static __always_inline void wait_begin(__u32 cpu, __u64 now) {
     // us only now.
     s->mark_ts = now;
     s->mark_stolen = s->stolen_total;
+    if (steal) s->steal_mark = steal;
   }
 }
 
@@ -312,7 +334,62 @@ static __always_inline void fault_resume(struct nw_task_info *ti, struct nw_cpu_
   ti->flags &= ~NW_TASK_FAULT_PAUSED;
 }
 
+// Is an interrupt-like event of `own` time on this CPU charged? Whatever affected() says, except
+// that a watched CPU's measurer cannot see events shorter than its threshold (watch_min_ns).
+static __always_inline bool charged(struct nw_cpu_state *s, __u64 own) {
+  return s->curr_tracked || s->waiting > 0 || (s->watched && own >= s->watch_min_ns);
+}
+
+// ---- watched CPUs (check's spinners, the agent) ------------------------------------------
+// A watched CPU charges the CPU time of every task but its measurer, whose gaps these charges
+// explain: check asks that what it charges on a CPU never exceed the gap time its spinner
+// measured there. So spans here are timed with ktime, the spinner's own clock (CLOCK_MONOTONIC):
+// rq->clock can lag behind a switch (a wake-up that preempts skips the next update, so the
+// preempting task's span would start before the spinner stopped) and does not follow NTP's
+// rate. Only while user space holds the CPU open (check: the spinner itself, from its first to
+// its last clock read; nothing is half inside that window, since the spinner runs at both ends)
+// and only spans of at least watch_min_ns, like the interrupt paths (charged()). A switch the
+// probe does not see leaves the span of the task it put on the CPU to the next task seen
+// leaving: still inside the same gap of the measurer.
+// Global functions (not static, not inlined) are verified once, on their own, instead of once
+// per path through on_switch: the rare branches live there, which keeps the switch program's
+// verification (part of noisewatch's start-up) short. They cost a call where they are taken.
+__noinline int watched_switch(struct nw_cpu_state *s, struct nw_leaving *lv) {
+  if (!s || !lv) return 0;
+  __u64 now = bpf_ktime_get_ns();
+  if (lv->pid && lv->pid != s->watch_measurer && s->watch_mark_ns && now > s->watch_mark_ns) {
+    __u64 span = now - s->watch_mark_ns;
+    __u64 nested = s->stolen_total - s->watch_mark_stolen;
+    span = span > nested ? span - nested : 0;
+    if (span && span >= s->watch_min_ns) record_cached(NW_KIND_PREEMPT, lv->pid, lv->comm, span);
+  }
+  s->watch_mark_ns = now;
+  s->watch_mark_stolen = s->stolen_total;
+  return 0;
+}
+
 // ---- scheduler -------------------------------------------------------------------------
+
+// SMT: at a switch on CPU s, the overlap of a non-idle task on one thread of the core with a
+// tracked task on the other (o is the sibling's state).
+__noinline int smt_switch(struct nw_cpu_state *s, struct nw_cpu_state *o, struct nw_leaving *lv) {
+  if (!s || !o || !lv) return 0;
+  __u64 now = lv->now;
+  if (!lv->tracked && lv->pid && o->curr_tracked && o->tracked_since) {
+    __u64 from = s->mark_ts > o->tracked_since ? s->mark_ts : o->tracked_since;
+    if (s->smt_charged_until > from) from = s->smt_charged_until;
+    if (now > from) record(NW_KIND_SMT, lv->pid, (const char *)lv->comm.w, now - from);
+    s->smt_charged_until = now;
+  } else if (lv->tracked && s->tracked_since && o->curr_pid && !o->curr_tracked) {
+    __u64 from = s->tracked_since > o->mark_ts ? s->tracked_since : o->mark_ts;
+    if (o->smt_charged_until > from) from = o->smt_charged_until;
+    char comm[NW_COMM_LEN];
+    __builtin_memcpy(comm, o->curr_comm, NW_COMM_LEN);
+    if (now > from) record(NW_KIND_SMT, o->curr_pid, comm, now - from);
+    o->smt_charged_until = now;
+  }
+  return 0;
+}
 
 // A switch this probe never saw: the task it believed running on this CPU (curr_pid) is not the
 // one leaving now. Some kernels leave a task's switch-out untraced (seen on this project's VMs:
@@ -323,9 +400,10 @@ static __always_inline void fault_resume(struct nw_task_info *ti, struct nw_cpu_
 // runtime since it was picked, final here) says when: the span before that is charged to the
 // unseen task, the rest was `prev` running. (No usable slice, as for real-time tasks: the unseen
 // task is charged nothing.)
-static __always_inline void resync(struct nw_cpu_state *s, struct task_struct *prev, struct nw_task_info *pi,
-                                   __u32 cpu, __u64 now) {
-  __u64 slice = prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime;
+__noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu, struct nw_leaving *lv,
+                      __u64 slice) {
+  if (!s || !lv) return 0;
+  __u64 now = lv->now;
   __u64 t_in = now > slice ? now - slice : 0;
   if (t_in < s->mark_ts || t_in > now) t_in = s->mark_ts;
   if (s->waiting > 0 && s->mark_ts && t_in > s->mark_ts && s->curr_pid) {
@@ -338,11 +416,12 @@ static __always_inline void resync(struct nw_cpu_state *s, struct task_struct *p
     pi->phase = NW_PHASE_RUNNING;
     pi->cpu = cpu;
   }
-  s->curr_pid = prev->pid;
+  s->curr_pid = lv->pid;
   s->curr_tracked = pi ? 1 : 0;
   s->tracked_since = pi ? t_in : 0;
   s->mark_ts = t_in;
   s->mark_stolen = s->stolen_total;
+  return 0;
 }
 
 SEC("tp_btf/sched_switch")
@@ -357,40 +436,37 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   struct nw_task_info *pi = prev_pid ? tracked_info(prev) : 0;
   struct nw_task_info *ni = next_pid ? tracked_info(next) : 0;
   __u32 sib = s->sibling;
-  if (prev_pid != s->curr_pid) resync(s, prev, pi, cpu, now);
+  struct nw_leaving lv = {.now = now, .pid = prev_pid, .tracked = pi != 0, .comm = comm_of(prev)};
+
+  // 0. Hypervisor steal since the mark (the scheduler just updated it): taken from the benchmark
+  // if it ran or waited here. It counts as nested time, so the waiting span below leaves it out.
+  __u64 steal = rq_steal(rq);
+  if (s->steal_mark && steal > s->steal_mark && (pi || s->waiting > 0)) {
+    __u64 d = steal - s->steal_mark;
+    record_fixed(NW_FIXED_STEAL, d);
+    s->stolen_total += d;
+  }
+  s->steal_mark = steal;
+  if (prev_pid != s->curr_pid) resync(s, pi, cpu, &lv, prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
 
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it:
-  // preemption by another task, or contention when it is one of the benchmark's own.
-  if ((s->waiting > 0 || (!pi && s->watched)) && s->mark_ts && now > s->mark_ts) {
+  // preemption by another task, or contention when it is one of the benchmark's own. A watched
+  // CPU charges everything but its measurer instead (watched_switch).
+  if (s->watched)
+    watched_switch(s, &lv);
+  else if (s->waiting > 0 && s->mark_ts && now > s->mark_ts) {
     __u64 span = now - s->mark_ts;
     __u64 nested = s->stolen_total - s->mark_stolen;
     span = span > nested ? span - nested : 0;
     if (prev_pid == 0) {
       if (s->waiting > 0) record_fixed(NW_FIXED_WAKEUP_IDLE, span);
     } else {
-      record_cached(pi ? NW_KIND_CONTENTION : NW_KIND_PREEMPT, prev, span);
+      record_cached(pi ? NW_KIND_CONTENTION : NW_KIND_PREEMPT, prev_pid, lv.comm, span);
     }
   }
 
   // 2. SMT: overlap of a non-idle sibling task with a tracked task on this core.
-  if (sib) {
-    struct nw_cpu_state *o = cpu_at(sib - 1);
-    if (o) {
-      if (!pi && prev_pid && o->curr_tracked && o->tracked_since) {
-        __u64 from = s->mark_ts > o->tracked_since ? s->mark_ts : o->tracked_since;
-        if (s->smt_charged_until > from) from = s->smt_charged_until;
-        if (now > from) record_task(NW_KIND_SMT, prev, now - from);
-        s->smt_charged_until = now;
-      } else if (pi && s->tracked_since && o->curr_pid && !o->curr_tracked) {
-        __u64 from = s->tracked_since > o->mark_ts ? s->tracked_since : o->mark_ts;
-        if (o->smt_charged_until > from) from = o->smt_charged_until;
-        char comm[NW_COMM_LEN];
-        __builtin_memcpy(comm, o->curr_comm, NW_COMM_LEN);
-        if (now > from) record(NW_KIND_SMT, o->curr_pid, comm, now - from);
-        o->smt_charged_until = now;
-      }
-    }
-  }
+  if (sib) smt_switch(s, cpu_at(sib - 1), &lv);
 
   // 3. The tracked task leaving: preempted (still runnable) or blocking by its own choice. A task
   // preempted while it was getting ready to sleep (state already set, `preempt` true) is still on
@@ -476,7 +552,7 @@ static __always_inline int on_wake(struct task_struct *p) {
   ti->phase = NW_PHASE_WAITING;
   ti->ts = now;
   ti->cpu = cpu;
-  wait_begin(cpu, now);
+  wait_begin(cpu, now, rq_steal(rq_of(p)));
   activity_up(now);
   return 0;
 }
@@ -498,7 +574,7 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu) {
   if (ti->phase == NW_PHASE_WAITING) {
     wait_end(ti->cpu);
     ti->cpu = dest_cpu;
-    wait_begin(dest_cpu, sched_now(p));  // still the source runqueue: its callers hold and update it
+    wait_begin(dest_cpu, sched_now(p), 0);  // still the source runqueue: its callers hold and update it
   }
   return 0;
 }
@@ -616,7 +692,7 @@ int BPF_PROG(on_irq_exit, int irq, struct irqaction *action, int ret) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->irq_start, &s->irq_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) record(NW_KIND_IRQ, irq, 0, own);
+  if (own && charged(s, own)) record(NW_KIND_IRQ, irq, 0, own);
   return 0;
 }
 
@@ -634,7 +710,7 @@ int BPF_PROG(on_softirq_exit, unsigned int vec) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->softirq_start, &s->softirq_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) {
+  if (own && charged(s, own)) {
     if (vec < NW_SOFTIRQ_SLOTS)
       record_fixed(NW_FIXED_SOFTIRQ + vec, own);
     else
@@ -649,7 +725,7 @@ int BPF_PROG(on_nmi, void *handler, s64 delta_ns, int handled) {
   if (!s || delta_ns <= 0) return 0;
   s->stolen_total += delta_ns;
   if (s->curr_tracked) s->stolen_running += delta_ns;
-  if (affected(s)) {
+  if (charged(s, delta_ns)) {
     // The handler's address travels in the comm bytes; user space resolves it via kallsyms.
     char comm[NW_COMM_LEN] = {};
     __u64 addr = (__u64)handler;
@@ -671,7 +747,7 @@ static __always_inline int vector_exit(__u32 id) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->vec_start, &s->vec_stolen0, bpf_ktime_get_ns());
-  if (own && affected(s)) record_fixed(NW_FIXED_VECTOR + id, own);
+  if (own && charged(s, own)) record_fixed(NW_FIXED_VECTOR + id, own);
   return 0;
 }
 

@@ -30,6 +30,7 @@ enum nw_kind {
   NW_KIND_CONTENTION = 10, /* id = pid of the benchmark's own task that ran while another of its
                               tasks waited on that CPU; comm = its comm */
   NW_KIND_FAULT = 11,      /* id = 0: CPU time tracked tasks spent handling page faults */
+  NW_KIND_STEAL = 12,      /* id = 0: hypervisor steal while a tracked task ran or waited */
 };
 
 /* APIC/system vectors seen through the irq_vectors tracepoints (x86). */
@@ -71,7 +72,8 @@ enum nw_fixed_slot {
   NW_FIXED_VECTOR = 2,                                   /* + enum nw_vector */
   NW_FIXED_SOFTIRQ = NW_FIXED_VECTOR + NW_VEC_COUNT,     /* + softirq vector number */
   NW_FIXED_FAULT = NW_FIXED_SOFTIRQ + NW_SOFTIRQ_SLOTS,  /* updated atomically: fault handling is preemptible */
-  NW_FIXED_COUNT = NW_FIXED_FAULT + 1,
+  NW_FIXED_STEAL = NW_FIXED_FAULT + 1,
+  NW_FIXED_COUNT = NW_FIXED_STEAL + 1,
 };
 
 /* One entry of the per-CPU preemption cache: a record keyed like the noise hash, kept out of it
@@ -136,13 +138,23 @@ struct nw_task_info {
  * on a cache line: the padding keeps the fields written on every event at least a cache line away
  * from the neighbouring CPUs' (no false sharing between CPUs). 256 bytes. */
 struct nw_cpu_state {
-  __u32 watched;            /* charge everything on this CPU, tracked task or not (check, agent) */
+  __u32 watched;            /* charge everything on this CPU but its measurer (check, agent); user
+                               space opens and closes it (check: the spinner's own window) */
   __u32 sibling;            /* SMT sibling CPU + 1, or 0 when none */
-  __u64 pad_head[7];
+  __u32 watch_measurer;     /* watched CPU: pid of the thread measuring it (check's spinner), never
+                               charged there; 0 when none (agent) */
+  __u32 pad_cfg;
+  __u64 watch_min_ns;       /* watched CPU: events of less own time are not charged (check: its gap
+                               threshold, since shorter events cannot show in the spinner's gaps) */
+  /* Watched CPU: ktime and stolen_total at its last context switch (0: none since it opened).
+   * Written at every switch of a watched CPU, by that CPU only: no false sharing in this line. */
+  __u64 watch_mark_ns, watch_mark_stolen;
+  __u64 pad_head[3];
   /* written on every event */
   __u64 stolen_total;       /* own time of all interrupt-like events on this CPU, ever */
   __u64 mark_ts;            /* start of the current task's charged span */
   __u64 mark_stolen;        /* stolen_total at mark_ts */
+  __u64 steal_mark;         /* hypervisor steal the scheduler had accounted here at mark_ts (ns) */
   __u64 tracked_since;      /* when the running tracked task got the CPU (0: not tracked) */
   __s64 waiting;            /* tracked tasks runnable on this CPU but not running */
   __u64 irq_start, irq_stolen0;
@@ -161,7 +173,7 @@ struct nw_cpu_state {
   __u64 switches_voluntary, switches_involuntary;
   /* written on frequency changes */
   __u64 freq_khz, freq_ts, freq_khz_ns, freq_changes; /* kHz*ns integral up to freq_ts */
-  __u64 pad_tail[2];
+  __u64 pad_tail[1];
 };
 
 #endif

@@ -1,10 +1,28 @@
 #!/usr/bin/env bash
-# Installs what noisewatch needs to build and test, from Debian 12 packages. Idempotent:
-# does nothing (and needs no network) when everything is already there.
+# Installs what noisewatch needs, from Debian 12 packages, for one purpose:
+#   scripts/install-deps.sh run     build and run noisewatch (what the demo needs)
+#   scripts/install-deps.sh test    + the test suite's tools (default; what .ci/run needs)
+#   scripts/install-deps.sh bench   + the anchors bench/overhead.sh measures noisewatch against
+# Idempotent: does nothing (and needs no network) when everything is already there.
 set -euo pipefail
-PKGS=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libelf-dev
-      zlib1g-dev libclang-rt-14-dev libpfm4-dev libboost-dev libfmt-dev nlohmann-json3-dev libcli11-dev
-      libhwloc-dev libgtest-dev libgmock-dev stress-ng linux-perf prometheus chromium)
+purpose=${1:-test}
+
+# Build and run: compilers, the BPF toolchain (clang, bpftool, libbpf), and the libraries.
+RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libelf-dev
+     zlib1g-dev libpfm4-dev libboost-dev libfmt-dev nlohmann-json3-dev libcli11-dev libhwloc-dev)
+# Tests: GoogleTest/GoogleMock; promtool (the agent's alert rules are checked with it); Chromium
+# (the HTML report is checked in a headless browser); clang's sanitizer runtime (the fuzzer).
+TEST=(libgtest-dev libgmock-dev prometheus chromium libclang-rt-14-dev)
+# Benchmarks: perf stat, bpftrace and hyperfine, the anchors of bench/overhead.sh.
+BENCH=(linux-perf hyperfine bpftrace)
+
+case "$purpose" in
+  run) PKGS=("${RUN[@]}") ;;
+  test) PKGS=("${RUN[@]}" "${TEST[@]}") ;;
+  bench) PKGS=("${RUN[@]}" "${BENCH[@]}") ;;
+  *) echo "install-deps.sh: unknown purpose '$purpose' (run, test or bench)" >&2; exit 125 ;;
+esac
+
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,6 +12,7 @@
 #include "check/check_context.h"
 #include "check/check_render.h"
 #include "check/check_runner.h"
+#include "check/rules.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 
@@ -22,6 +23,7 @@ namespace {
 struct CheckArgs {
   std::string cpu, sysroot, format = "text", output, priority = "other";
   double duration = 5, threshold_us = 1;
+  int top = 5;
   bool no_attribution = false;
 };
 
@@ -33,6 +35,7 @@ bool use_color(bool to_stdout) {
 int run_check_command(const CheckArgs& a) {
   if (a.duration < 0) throw Error(fmt::format("--duration {} is negative; give seconds >= 0 (0 skips the noise measurement)", a.duration));
   if (a.threshold_us <= 0) throw Error("--threshold must be > 0 microseconds");
+  if (a.top < 1) throw Error(fmt::format("--top {} lists nothing; give 1 or more sources per CPU", a.top));
   if (!a.sysroot.empty() && !std::filesystem::is_directory(a.sysroot))
     throw Error(fmt::format("--sysroot {}: no such directory; give a directory made by `noisewatch snapshot`", a.sysroot));
   check::CheckOptions opts;
@@ -40,6 +43,7 @@ int run_check_command(const CheckArgs& a) {
   opts.duration_s = a.duration;
   opts.threshold_ns = uint64_t(a.threshold_us * 1000);
   opts.attribute = !a.no_attribution;
+  opts.top_sources = size_t(a.top);
   check::NoiseOptions prio;
   check::parse_priority(a.priority, prio);
   opts.policy = prio.policy;
@@ -91,9 +95,28 @@ void register_check(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout");
   sub->add_flag("--no-attribution", args->no_attribution, "do not load the eBPF probe to attribute gaps");
-  sub->footer(
+  sub->add_option("--top", args->top, "sources listed per measured CPU (the total attributed is always given)")
+      ->capture_default_str();
+  sub->footer(fmt::format(
+      "Examples:\n"
+      "  noisewatch check                          every check, then 5 s of noise measurement\n"
+      "  noisewatch check --cpu 2-3 --duration 2   about CPUs 2-3 only\n"
+      "  noisewatch check --priority fifo:1        only what is bound to each CPU (IRQs, pinned threads)\n"
+      "  noisewatch snapshot /tmp/m && noisewatch check --sysroot /tmp/m   check a copy of a machine\n"
+      "  noisewatch check --format prometheus -o /var/lib/node_exporter/noisewatch.prom\n"
+      "\n"
+      "The measurement spins a thread on every target CPU at once; meanwhile noisewatch itself sleeps\n"
+      "or runs elsewhere. The eBPF probe charges each CPU's gaps to what ran or interrupted there, never\n"
+      "more than the gap time (the rest is hardware/hypervisor). The recommended CPU is the quietest;\n"
+      "housekeeping CPUs (CPU 0, or the non-isolated ones) give way only to a CPU less than {:.0f}x as noisy.\n"
+      "\n"
+      "Failures (exit 2): timings taken on this machine now are not comparable:\n"
+      "  power-supply        on battery (mains offline, or a battery discharging)\n"
+      "  thermal-throttling  a target CPU was throttled during the measurement\n"
+      "  measured-noise      even the quietest measured CPU lost {:.0f}% or more of its time to gaps\n"
       "Exit status: 0 no warnings, 1 warnings, 2 failures, 125 bad input.\n"
-      "Statuses: ok, info (a fact, no action), warn, fail, unknown (the files needed are absent).");
+      "Statuses: ok, info (a fact, no action), warn, fail, unknown (the files needed are absent).",
+      check::kComparableNoiseRatio, check::kNoiseFailPpm / 1e4));
   sub->callback([&action, args] { action = [args] { return run_check_command(*args); }; });
 }
 

@@ -47,7 +47,7 @@ std::vector<int> parse_cpu_option(const std::string& text) {
 }
 
 CheckContext make_context(const sys::Sysroot& root, const std::optional<std::vector<int>>& cpus) {
-  CheckContext ctx{root, {}, sys::read_topology(root), sys::read_kernel_cmdline(root), std::nullopt};
+  CheckContext ctx{root, {}, sys::read_topology(root), sys::read_kernel_cmdline(root), std::nullopt, {}, {}};
   ctx.isolated = read_isolated(root, ctx.cmdline);
   const auto& online = ctx.topo.online;
   if (cpus) {

@@ -1,5 +1,7 @@
 // Everything the configuration rules read, gathered once per check from one Sysroot.
 #pragma once
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +18,9 @@ struct CheckContext {
   sys::Topology topo;
   std::optional<sys::KernelCmdline> cmdline;    // nullopt when /proc/cmdline is unreadable
   std::optional<std::vector<int>> isolated;     // isolated file ∪ isolcpus=; nullopt if neither readable
+  // Thermal throttle counts (core + package) per target CPU read just before and just after the
+  // live measurement (read_throttle_counts); empty without it.
+  std::map<int, uint64_t> throttle_before, throttle_after;
 };
 
 // Reads the shared inputs and resolves the target CPUs: `cpus` when given (each must be online,

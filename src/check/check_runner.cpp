@@ -20,10 +20,12 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
     return report;
   }
   if (opts.duration_s <= 0) return report;
+  ctx.throttle_before = read_throttle_counts(sys::Sysroot(), ctx.targets);
   NoiseOptions nopts;
   nopts.threshold_ns = opts.threshold_ns;
   nopts.policy = opts.policy;
   nopts.priority = opts.priority;
+  nopts.top_sources = opts.top_sources;
   std::unique_ptr<NoiseAttributor> attributor;
   if (opts.attribute) {
     std::string why;
@@ -52,16 +54,23 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
     report.recommended_cpu = choice->cpu;
     report.recommendation_reason = choice->reason;
   }
+  // What the measurement itself shows: the findings it can fail.
+  ctx.throttle_after = read_throttle_counts(sys::Sysroot(), ctx.targets);
+  for (auto& f : report.findings)
+    if (f.id == "thermal-throttling") f = check_thermal_throttling(ctx);
+  report.findings.push_back(check_measured_noise(ctx, report.cpus));
   return report;
 }
 
-CpuChoice choose_quiet_cpu(const std::vector<int>& candidates, double seconds_total, const NoiseOptions& opts) {
+MeasuredChoice choose_quiet_cpu(const std::vector<int>& candidates, double seconds, const NoiseOptions& opts) {
   sys::Sysroot live;
   auto ctx = make_context(live, candidates.empty() ? std::nullopt : std::optional(candidates));
-  auto measured = measure_cpu_noise(candidates.empty() ? ctx.topo.online : ctx.targets, seconds_total, opts);
-  auto choice = recommend_cpu(measured, housekeeping_cpus(ctx.topo.online, ctx.isolated.value_or(std::vector<int>{})));
+  MeasuredChoice out;
+  out.measured = measure_cpu_noise(candidates.empty() ? ctx.topo.online : ctx.targets, seconds, opts);
+  auto choice = recommend_cpu(out.measured, housekeeping_cpus(ctx.topo.online, ctx.isolated.value_or(std::vector<int>{})));
   if (!choice) throw Error("no CPU could be measured; give --cpu N");
-  return *choice;
+  out.choice = *choice;
+  return out;
 }
 
 }  // namespace nw::check

@@ -16,13 +16,19 @@ struct CheckOptions {
   uint64_t threshold_ns = 1000;
   int policy = 0, priority = 0;          // of the probe threads (NoiseOptions)
   bool attribute = true;                 // attribute gaps with the eBPF probe when available
+  size_t top_sources = 5;                // sources listed per CPU (their total is always given)
 };
 
 // Reads every input through `root`; the live measurement runs only when root.live().
 CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts);
 
-// For `run --cpu auto`: measures `candidates` (all online CPUs when empty) on the live machine
-// and returns the quietest non-housekeeping one with a one-line reason. Throws nw::Error.
-CpuChoice choose_quiet_cpu(const std::vector<int>& candidates, double seconds_total, const NoiseOptions& opts = {});
+struct MeasuredChoice {
+  CpuChoice choice;
+  std::vector<CpuNoise> measured;
+};
+
+// For `run --cpu auto`: measures `candidates` (all online CPUs when empty) on the live machine,
+// all at once for `seconds`, and picks one by recommend_cpu(). Throws nw::Error.
+MeasuredChoice choose_quiet_cpu(const std::vector<int>& candidates, double seconds, const NoiseOptions& opts = {});
 
 }  // namespace nw::check

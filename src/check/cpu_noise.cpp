@@ -10,12 +10,13 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <latch>
+#include <memory>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/errors.h"
-#include "system/cpulist.h"
 
 namespace nw::check {
 
@@ -27,6 +28,14 @@ uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
 }
 
+void sleep_until(uint64_t t_ns) {
+  timespec ts{time_t(t_ns / 1'000'000'000ull), long(t_ns % 1'000'000'000ull)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+constexpr uint64_t kCancelled = UINT64_MAX;
+
 struct Spinner {
   int cpu = -1;
   std::atomic<pid_t> tid{0};
@@ -35,10 +44,16 @@ struct Spinner {
   CpuNoise result;
 };
 
+// What the spinners and the thread that starts them share.
+struct Start {
+  explicit Start(size_t n) : done(std::ptrdiff_t(n)) {}
+  std::atomic<int> ready{0};
+  std::atomic<uint64_t> at{0};  // when to start; 0 until known, kCancelled to give up
+  std::latch done;              // every spinner has closed its window (or given up)
+};
+
 // Everything that is not our clock read is noise: record the gaps above the threshold.
-void spin(Spinner& s, const std::atomic<uint64_t>& start_at, uint64_t duration_ns, const NoiseOptions& opts,
-          std::atomic<int>& ready) {
-  const uint64_t threshold_ns = opts.threshold_ns;
+void spin(Spinner& s, Start& go, uint64_t duration_ns, const NoiseOptions& opts) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(s.cpu, &set);
@@ -51,18 +66,21 @@ void spin(Spinner& s, const std::atomic<uint64_t>& start_at, uint64_t duration_n
   }
   s.pin_errno = rc;
   s.tid = pid_t(syscall(SYS_gettid));
-  ready.fetch_add(1);
-  if (rc != 0) return;
-  uint64_t start;
-  while ((start = start_at.load(std::memory_order_acquire)) == 0) sched_yield();
-  if (start == UINT64_MAX) return;  // cancelled
-  while (now_ns() < start) {
+  go.ready.fetch_add(1);
+  go.ready.notify_all();
+  // Sleep, not spin, until the start: the caller needs a CPU meanwhile to load the probe, and
+  // with every CPU measured (and real-time spinners) it would not get one.
+  go.at.wait(0);
+  const uint64_t start = go.at.load(std::memory_order_acquire);
+  if (rc != 0 || start == kCancelled) {
+    go.done.count_down();
+    return;
   }
-  uint64_t end = start + duration_ns;
+  sleep_until(start);
+  const uint64_t threshold_ns = opts.threshold_ns;
   uint64_t prev = now_ns(), gaps = 0, total = 0, max_gap = 0;
-  const uint64_t first = prev;
-  for (;;) {
-    uint64_t t = now_ns();
+  const uint64_t first = prev, end = first + duration_ns;
+  auto account = [&](uint64_t t) {
     uint64_t d = t - prev;
     if (d > threshold_ns) {
       ++gaps;
@@ -70,33 +88,66 @@ void spin(Spinner& s, const std::atomic<uint64_t>& start_at, uint64_t duration_n
       max_gap = std::max(max_gap, d);
     }
     prev = t;
+  };
+  // The window of the attribution: opened after the first read, closed before the last, so
+  // everything it charges lies between two reads.
+  if (opts.attributor) opts.attributor->open(s.cpu);
+  for (;;) {
+    uint64_t t = now_ns();
     if (t >= end) break;
+    account(t);
   }
+  if (opts.attributor) opts.attributor->close(s.cpu);
+  account(now_ns());
+  go.done.count_down();
   s.result.cpu = s.cpu;
   s.result.gaps = gaps;
+  s.result.gap_ns = total;
   s.result.max_gap_ns = max_gap;
   s.result.measured_ns = prev - first;
   s.result.noise_ppm = s.result.measured_ns ? double(total) * 1e6 / double(s.result.measured_ns) : 0;
 }
 
+// While it lives, the calling thread runs only on allowed CPUs outside `measured`, if there are
+// any: it must not take time from a spinner (it sleeps through the measurement anyway).
+class StayOff {
+ public:
+  explicit StayOff(const std::vector<int>& measured) {
+    if (sched_getaffinity(0, sizeof(saved_), &saved_) != 0) return;
+    cpu_set_t rest = saved_;
+    for (int c : measured)
+      if (c >= 0 && c < CPU_SETSIZE) CPU_CLR(c, &rest);
+    moved_ = CPU_COUNT(&rest) > 0 && sched_setaffinity(0, sizeof(rest), &rest) == 0;
+  }
+  ~StayOff() {
+    if (moved_) sched_setaffinity(0, sizeof(saved_), &saved_);
+  }
+  StayOff(const StayOff&) = delete;
+  StayOff& operator=(const StayOff&) = delete;
+
+ private:
+  cpu_set_t saved_{};
+  bool moved_ = false;
+};
+
 }  // namespace
 
-std::vector<CpuNoise> measure_cpu_noise(const std::vector<int>& cpus, double seconds_total, const NoiseOptions& opts) {
-  if (cpus.empty() || seconds_total <= 0) return {};
+std::vector<CpuNoise> measure_cpu_noise(const std::vector<int>& cpus, double seconds, const NoiseOptions& opts) {
+  if (cpus.empty() || seconds <= 0) return {};
+  StayOff off(cpus);
   std::vector<std::unique_ptr<Spinner>> spinners;
   for (int c : cpus) {
     spinners.push_back(std::make_unique<Spinner>());
     spinners.back()->cpu = c;
   }
-  std::atomic<uint64_t> start_at{0};
-  std::atomic<int> ready{0};
-  const uint64_t duration_ns = uint64_t(seconds_total * 1e9);
+  Start go(spinners.size());
+  const uint64_t duration_ns = uint64_t(seconds * 1e9);
   std::vector<std::thread> threads;
-  for (auto& s : spinners)
-    threads.emplace_back(spin, std::ref(*s), std::cref(start_at), duration_ns, std::cref(opts), std::ref(ready));
-  while (ready.load() < int(spinners.size())) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (auto& s : spinners) threads.emplace_back(spin, std::ref(*s), std::ref(go), duration_ns, std::cref(opts));
+  for (int n; (n = go.ready.load()) < int(spinners.size());) go.ready.wait(n);
   auto cancel = [&] {
-    start_at.store(UINT64_MAX, std::memory_order_release);
+    go.at.store(kCancelled, std::memory_order_release);
+    go.at.notify_all();
     for (auto& t : threads) t.join();
   };
   for (auto& s : spinners)
@@ -112,21 +163,23 @@ std::vector<CpuNoise> measure_cpu_noise(const std::vector<int>& cpus, double sec
   for (auto& s : spinners) tids[s->cpu] = s->tid;
   if (opts.attributor) {
     try {
-      opts.attributor->start(tids);
+      opts.attributor->start(tids, opts.threshold_ns);
     } catch (...) {
       cancel();
       throw;
     }
   }
-  // A short delay lets every spinner reach its loop before the clock starts.
-  start_at.store(now_ns() + 20'000'000, std::memory_order_release);
+  // The delay lets this thread fall asleep before any window opens.
+  go.at.store(now_ns() + 20'000'000, std::memory_order_release);
+  go.at.notify_all();
+  go.done.wait();
   for (auto& t : threads) t.join();
   std::map<int, std::vector<NoiseSource>> events;
   if (opts.attributor) events = opts.attributor->stop();
   std::vector<CpuNoise> out;
   for (auto& s : spinners) {
     CpuNoise r = s->result;
-    if (opts.attributor) r.top_sources = attribute_gaps(r, events[r.cpu], opts.top_sources);
+    if (opts.attributor) attribute_gaps(r, events[r.cpu], opts.top_sources);
     out.push_back(std::move(r));
   }
   return out;
@@ -156,69 +209,23 @@ void parse_priority(const std::string& text, NoiseOptions& opts) {
   opts.priority = prio;
 }
 
-std::vector<NoiseSource> attribute_gaps(const CpuNoise& measured, std::vector<NoiseSource> os_events, size_t keep) {
-  uint64_t gap_total = uint64_t(measured.noise_ppm * double(measured.measured_ns) / 1e6 + 0.5);
+void attribute_gaps(CpuNoise& measured, std::vector<NoiseSource> os_events, size_t keep) {
   uint64_t explained = 0;
   for (const auto& e : os_events) explained += e.time_ns;
+  measured.attributed_ns = explained;
   std::sort(os_events.begin(), os_events.end(),
             [](const NoiseSource& a, const NoiseSource& b) { return a.time_ns > b.time_ns; });
   if (os_events.size() > keep) os_events.resize(keep);
-  if (gap_total > explained) {
+  if (measured.gap_ns > explained) {
     NoiseSource hw;
     hw.source = "hardware/hypervisor";
-    hw.time_ns = gap_total - explained;
+    hw.time_ns = measured.gap_ns - explained;
     hw.count = 0;  // gaps without an OS event cannot be counted apart
     auto pos = std::find_if(os_events.begin(), os_events.end(),
                             [&](const NoiseSource& e) { return e.time_ns < hw.time_ns; });
     os_events.insert(pos, hw);
   }
-  return os_events;
-}
-
-std::vector<int> housekeeping_cpus(const std::vector<int>& online, const std::vector<int>& isolated) {
-  std::vector<int> hk;
-  if (!isolated.empty()) {
-    for (int c : online)
-      if (std::find(isolated.begin(), isolated.end(), c) == isolated.end()) hk.push_back(c);
-  } else if (!online.empty()) {
-    hk.push_back(online.front());
-  }
-  return hk;
-}
-
-std::vector<CpuNoise> rank_cpus(std::vector<CpuNoise> measured) {
-  std::sort(measured.begin(), measured.end(), [](const CpuNoise& a, const CpuNoise& b) {
-    if (a.noise_ppm != b.noise_ppm) return a.noise_ppm < b.noise_ppm;
-    if (a.max_gap_ns != b.max_gap_ns) return a.max_gap_ns < b.max_gap_ns;
-    return a.cpu < b.cpu;
-  });
-  return measured;
-}
-
-std::optional<CpuChoice> recommend_cpu(const std::vector<CpuNoise>& measured, const std::vector<int>& housekeeping) {
-  if (measured.empty()) return std::nullopt;
-  auto ranked = rank_cpus(measured);
-  auto is_hk = [&](int c) { return std::find(housekeeping.begin(), housekeeping.end(), c) != housekeeping.end(); };
-  const CpuNoise* pick = nullptr;
-  for (const auto& r : ranked)
-    if (!is_hk(r.cpu)) {
-      pick = &r;
-      break;
-    }
-  bool only_hk = pick == nullptr;
-  if (only_hk) pick = &ranked.front();
-  std::string why = fmt::format("CPU {}: {:.0f} ppm noise, longest gap {:.1f} us", pick->cpu, pick->noise_ppm,
-                                double(pick->max_gap_ns) / 1000.0);
-  if (ranked.size() == 1)
-    why += ", the only CPU measured";
-  else if (only_hk)
-    why += fmt::format(", quietest of {} measured (all are housekeeping CPUs)", ranked.size());
-  else if (pick == &ranked.front())
-    why += fmt::format(", quietest of {} measured", ranked.size());
-  else
-    why += fmt::format(", quietest non-housekeeping CPU of {} measured (housekeeping: {})", ranked.size(),
-                       sys::format_cpulist(housekeeping));
-  return CpuChoice{pick->cpu, why};
+  measured.top_sources = std::move(os_events);
 }
 
 }  // namespace nw::check

@@ -35,8 +35,12 @@ struct CpuNoise {
   double noise_ppm = 0;           // gap time per million ns of measurement
   uint64_t max_gap_ns = 0;
   uint64_t gaps = 0;              // gaps above the threshold
+  uint64_t gap_ns = 0;            // their total time (noise_ppm = gap_ns per million measured_ns)
   uint64_t measured_ns = 0;       // wall time the spinner measured
   std::vector<NoiseSource> top_sources;  // when the eBPF probe could attribute the gaps
+  // OS events charged on the CPU inside the measurement, every source (top_sources keeps a
+  // few): never more than gap_ns, since each lies inside a gap (see NoiseAttributor).
+  std::optional<uint64_t> attributed_ns;
 };
 
 struct CheckReport {

@@ -13,15 +13,21 @@ namespace nw::check {
 
 namespace {
 
+// Each spinner's CPU is watched with the spinner as its measurer (never charged there) and stays
+// closed, charging nothing, until the spinner opens its window. The spinners are not tracked:
+// the tracked-task accounting (waiting, wake-ups) would charge them to each other and outside
+// their windows.
 class ProbeAttributor : public NoiseAttributor {
  public:
-  void start(const std::map<int, pid_t>& spinner_tid_by_cpu) override {
+  void start(const std::map<int, pid_t>& spinner_tid_by_cpu, uint64_t threshold_ns) override {
     probes::ProbeOptions opts;
-    for (const auto& [cpu, tid] : spinner_tid_by_cpu) opts.watch_cpus.push_back(cpu);
+    opts.measurer_by_cpu = spinner_tid_by_cpu;
+    opts.watch_min_ns = threshold_ns;
     probe_ = std::make_unique<probes::NoiseProbe>(opts);
-    for (const auto& [cpu, tid] : spinner_tid_by_cpu) probe_->track(tid);
-    probe_->collect(true);  // start from zero
   }
+
+  void open(int cpu) noexcept override { probe_->set_watched(cpu, true); }
+  void close(int cpu) noexcept override { probe_->set_watched(cpu, false); }
 
   std::map<int, std::vector<NoiseSource>> stop() override {
     std::map<int, std::vector<NoiseSource>> out;

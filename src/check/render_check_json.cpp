@@ -24,7 +24,9 @@ nlohmann::json render_json(const CheckReport& report) {
                          {"noise_ppm", c.noise_ppm},
                          {"max_gap_ns", c.max_gap_ns},
                          {"gaps", c.gaps},
+                         {"gap_ns", c.gap_ns},
                          {"measured_ns", c.measured_ns}};
+    if (c.attributed_ns) jc["attributed_ns"] = *c.attributed_ns;
     if (!c.top_sources.empty()) {
       jc["top_sources"] = nlohmann::json::array();
       for (const auto& s : c.top_sources)

@@ -19,6 +19,32 @@ std::vector<std::string> boot_param_fix(const std::string& params) {
           "sudo update-grub && sudo reboot"};
 }
 
+std::vector<std::string> housekeeping_safe_fix(const std::vector<int>& online, const std::vector<int>& cpus,
+                                               const std::vector<int>& already, const std::string& before,
+                                               const std::string& after) {
+  std::vector<int> named = cpus, covered = already;
+  covered.insert(covered.end(), cpus.begin(), cpus.end());
+  std::vector<int> housekeeping = uncovered(online, covered);
+  if (housekeeping.empty()) {
+    for (int c : online)
+      if (std::find(named.begin(), named.end(), c) != named.end()) {
+        named.erase(std::find(named.begin(), named.end(), c));
+        housekeeping = {c};
+        break;
+      }
+  }
+  if (named.empty())
+    return {fmt::format("# CPU {} must stay a housekeeping CPU (IRQs, timers, kthreads): bring another CPU online "
+                        "to isolate one",
+                        cpus_text(housekeeping))};
+  std::vector<std::string> fix;
+  if (!housekeeping.empty())
+    fix.push_back(fmt::format("# CPU {} stay{} for housekeeping (IRQs, timers, kthreads): benchmark on CPU {}",
+                              cpus_text(housekeeping), housekeeping.size() == 1 ? "s" : "", cpus_text(named)));
+  for (auto& f : boot_param_fix(before + sys::format_cpulist(named) + after)) fix.push_back(std::move(f));
+  return fix;
+}
+
 std::vector<int> uncovered(const std::vector<int>& targets, const std::vector<int>& covered) {
   std::vector<int> out;
   for (int c : targets)

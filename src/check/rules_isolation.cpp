@@ -38,11 +38,10 @@ Finding check_cpu_isolation(const CheckContext& ctx) {
   if (missing.empty())
     return make_finding("cpu-isolation", Status::ok, ctx.targets,
                         fmt::format("CPU {} isolated (isolated CPUs: {})", cpus_text(ctx.targets), cpus_text(*ctx.isolated)));
-  std::string list = sys::format_cpulist(ctx.targets);
   return make_finding("cpu-isolation", Status::warn, missing,
                       fmt::format("CPU {} not isolated (isolated CPUs: {}): the scheduler puts other tasks there",
                                   cpus_text(missing), cpus_text(*ctx.isolated)),
-                      boot_param_fix(fmt::format("isolcpus=domain,managed_irq,{}", list)));
+                      housekeeping_safe_fix(ctx.topo.online, ctx.targets, *ctx.isolated, "isolcpus=domain,managed_irq,"));
 }
 
 Finding check_nohz_full(const CheckContext& ctx) {
@@ -59,7 +58,7 @@ Finding check_nohz_full(const CheckContext& ctx) {
                                     cpus_text(missing), source, cpus_text(*cpus));
   if (source == "/proc/cmdline") summary += " (no nohz_full file: the kernel may lack CONFIG_NO_HZ_FULL)";
   return make_finding("nohz-full", Status::warn, missing, summary,
-                      boot_param_fix(fmt::format("nohz_full={}", sys::format_cpulist(ctx.targets))));
+                      housekeeping_safe_fix(ctx.topo.online, ctx.targets, *cpus, "nohz_full="));
 }
 
 Finding check_rcu_nocbs(const CheckContext& ctx) {
@@ -82,7 +81,7 @@ Finding check_rcu_nocbs(const CheckContext& ctx) {
       "rcu-nocbs", Status::warn, missing,
       fmt::format("CPU {} process their own RCU callbacks (rcu_nocbs={}): the callbacks run in softirq there",
                   cpus_text(missing), param.empty() ? "unset" : param),
-      boot_param_fix(fmt::format("rcu_nocbs={} rcu_nocb_poll", sys::format_cpulist(ctx.targets))));
+      housekeeping_safe_fix(ctx.topo.online, ctx.targets, covered, "rcu_nocbs=", " rcu_nocb_poll"));
 }
 
 }  // namespace nw::check

@@ -75,6 +75,7 @@ struct NoiseProbe::Impl {
   size_t cpus_len = 0;
 
   void track(pid_t tid, uint32_t flags, uint64_t cpu_base);
+  bool measures_steal = false;
 
   ~Impl() {
     if (cpus) munmap(cpus, cpus_len);
@@ -153,6 +154,9 @@ struct NoiseProbe::Impl {
       case NW_KIND_FAULT:
         e.source = sources::kFault;
         break;
+      case NW_KIND_STEAL:
+        e.source = sources::kSteal;
+        break;
       default:
         e.source = fmt::format("unknown:{}", key.kind);
     }
@@ -178,6 +182,17 @@ static int fentry_refused(const btf* vmlinux, const char* func) {
   if (fd < 0) return errno;
   close(fd);
   return 0;
+}
+
+// Whether `struct name` has `member` in this kernel (what bpf_core_field_exists decides at load).
+static bool kernel_struct_has(const btf* vmlinux, const char* name, const char* member) {
+  int id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_STRUCT);
+  if (id < 0) return false;
+  const btf_type* t = btf__type_by_id(vmlinux, uint32_t(id));
+  const btf_member* m = btf_members(t);
+  for (uint16_t i = 0; i < btf_vlen(t); ++i, ++m)
+    if (std::strcmp(btf__name_by_offset(vmlinux, m->name_off), member) == 0) return true;
+  return false;
 }
 
 static bool kernel_has_tracepoint(const btf* vmlinux, const std::string& name) {
@@ -217,6 +232,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   if (!vmlinux) throw Error("cannot read the kernel's BTF from /sys/kernel/btf/vmlinux");
   std::set<std::string> missing_vectors;
   const int fault_refused = fentry_refused(vmlinux, "handle_mm_fault");
+  impl_->measures_steal = kernel_struct_has(vmlinux, "rq", "prev_steal_time_rq");
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel->obj) {
     std::string sec = bpf_program__section_name(prog);
@@ -269,11 +285,17 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   if (mem == MAP_FAILED) throw Error(fmt::format("cannot map the per-CPU state: {}", std::strerror(errno)));
   impl_->cpus = static_cast<nw_cpu_state*>(mem);
 
-  // Per-CPU configuration: watched CPUs, SMT siblings, frequency seed (nothing runs yet).
+  // Per-CPU configuration: watched CPUs and their measurers, SMT siblings, frequency seed
+  // (nothing runs yet).
   std::set<int> watch(opts.watch_cpus.begin(), opts.watch_cpus.end());
   for (int c = 0; c < impl_->ncpus; ++c) {
     nw_cpu_state& cfg = impl_->cpus[c];
     cfg.watched = watch.count(c) ? 1 : 0;
+    auto measurer = opts.measurer_by_cpu.find(c);
+    if (measurer != opts.measurer_by_cpu.end()) {
+      cfg.watch_measurer = uint32_t(measurer->second);
+      cfg.watch_min_ns = opts.watch_min_ns;
+    }
     std::string base = fmt::format("/sys/devices/system/cpu/cpu{}/", c);
     try {
       auto sibs = sys::parse_cpulist(sys::read_file(base + "topology/thread_siblings_list"));
@@ -344,6 +366,15 @@ void NoiseProbe::Impl::track(pid_t tid, uint32_t flags, uint64_t cpu_base) {
   __atomic_add_fetch(&skel->bss->overflow_tasks, 1, __ATOMIC_RELAXED);
 }
 
+void NoiseProbe::set_watched(int cpu, bool on) {
+  if (cpu < 0 || cpu >= impl_->ncpus) return;
+  nw_cpu_state& st = impl_->cpus[cpu];
+  // Opening forgets the mark of an earlier window, so the first span charged starts at a switch
+  // seen while open. Run on `cpu`, these stores are seen in this order by its programs.
+  if (on) __atomic_store_n(&st.watch_mark_ns, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&st.watched, on ? 1u : 0u, __ATOMIC_RELEASE);
+}
+
 void NoiseProbe::untrack_all() {
   // Every entry of the old generation stops counting at once; task storage frees itself with
   // its task (or with the map), so nothing needs deleting.
@@ -373,6 +404,8 @@ static nw_noise_key fixed_slot_key(uint32_t slot) {
     k.id = slot - NW_FIXED_VECTOR;
   } else if (slot == NW_FIXED_FAULT) {
     k.kind = NW_KIND_FAULT;
+  } else if (slot == NW_FIXED_STEAL) {
+    k.kind = NW_KIND_STEAL;
   } else {
     k.kind = NW_KIND_SOFTIRQ;
     k.id = slot - NW_FIXED_SOFTIRQ;
@@ -466,6 +499,8 @@ SwitchCounts NoiseProbe::switches() const {
   }
   return n;
 }
+
+bool NoiseProbe::measures_steal() const { return impl_->measures_steal; }
 
 uint64_t NoiseProbe::cpu_ns() const { return __atomic_load_n(&impl_->skel->bss->cpu_ns, __ATOMIC_RELAXED); }
 

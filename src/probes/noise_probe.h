@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,11 @@ struct NoiseEvent {
 
 struct ProbeOptions {
   std::vector<int> watch_cpus;  // charge everything on these CPUs, tracked task or not
+  // check's spinners: on each of these CPUs one thread measures the gaps the charges explain. Its
+  // own time is never charged there, nor events shorter than watch_min_ns (they cannot show in
+  // its gaps), and the CPU is charged only while open: closed until set_watched(cpu, true).
+  std::map<int, pid_t> measurer_by_cpu{};
+  uint64_t watch_min_ns = 0;
 };
 
 // Frequency seen by the probe on one CPU: an integral over time, so two snapshots give a
@@ -48,6 +54,9 @@ class NoiseProbe {
   // The same for the held child before its execve, which has run `runtime_ns` so far (its
   // /proc/PID/schedstat): its CPU time from here to its execve is noisewatch's, not counted.
   void track_held(pid_t pid, uint64_t runtime_ns);
+  // Opens or closes a watched CPU's window: two stores, no system call. Call it from a thread
+  // running on `cpu` (check's spinner, on its own CPU), so no event there is half inside.
+  void set_watched(int cpu, bool on);
   // Forget every tracked task and reset per-CPU bookkeeping (between repetitions).
   void untrack_all();
   // Per source and CPU since the last collect(reset=true).
@@ -61,6 +70,9 @@ class NoiseProbe {
   // taken while a tracked task ran. Cumulative since load: take differences.
   uint64_t cpu_ns() const;
   uint64_t stolen_running_ns() const;
+  // Whether hypervisor steal comes from the probe ("steal" events: the scheduler's own account,
+  // in ns, only while a tracked task ran or waited) rather than /proc/stat (10 ms ticks).
+  bool measures_steal() const;
   std::vector<nw::Unavailable> unavailable() const;
   FrequencySnapshot frequency(int cpu) const;
   int possible_cpus() const;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -24,15 +25,50 @@ OutputPlan plan_output(const std::string& format, const std::string& output, con
   p.json = json;
   if (p.json == "-" && p.format_given && p.output.empty())
     throw Error("--json - and --format both want stdout: send one of them to a file (-o FILE or --json FILE)");
+  // A record that cannot be written is lost after every repetition ran: say so before any.
+  if (!p.json.empty() && p.json != "-") check_writable(p.json, "--json");
+  if (!p.output.empty()) check_writable(p.output, "-o");
   return p;
 }
 
+void check_writable(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path file(path);
+  if (fs::is_directory(file, ec))
+    throw Error(fmt::format("{} {}: is a directory; give a file name", option, path));
+  fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw Error(fmt::format("{} {}: directory {} does not exist; create it or write elsewhere", option, path,
+                            dir.string()));
+  const bool exists = fs::exists(file, ec);
+  if (access(exists ? file.c_str() : dir.c_str(), W_OK) != 0)
+    throw Error(fmt::format("{} {}: cannot write there ({}); choose another path", option, path,
+                            std::strerror(errno)));
+}
+
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  f << text;
-  f.close();
-  if (!f) throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  // Whole or not at all: written next to its place and renamed over it, so a reader (or a full
+  // disk) never sees half a report. A special file (/dev/stdout, a FIFO) is written in place.
+  std::error_code ec;
+  const bool regular = !std::filesystem::exists(path, ec) || std::filesystem::is_regular_file(path, ec);
+  const std::string tmp = regular ? path + ".tmp" + std::to_string(getpid()) : path;
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+    f << text;
+    f.close();
+    if (!f) {
+      int err = errno;
+      if (regular) std::remove(tmp.c_str());
+      throw Error(fmt::format("cannot write {}: {}", path, std::strerror(err)));
+    }
+  }
+  if (regular && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("cannot write {}: {}", path, std::strerror(err)));
+  }
 }
 
 void write_outputs(RunRecord& rec, const OutputPlan& out) {

@@ -21,7 +21,12 @@ OutputPlan plan_output(const std::string& format, const std::string& output, con
 // a file cannot be written (after trying every output, so nothing else is lost).
 void write_outputs(RunRecord& rec, const OutputPlan& out);
 
-// Writes text to a file atomically enough for users: whole content, error names the file.
+// Writes text to a file atomically (a temporary beside it, renamed over it); the error names the
+// file.
 void write_file(const std::string& path, const std::string& text);
+
+// Throws nw::Error naming `option` when `path` cannot be written (missing directory, no
+// permission, a directory): checked before any work starts, so no result is lost at the end.
+void check_writable(const std::string& path, const std::string& option);
 
 }  // namespace nw::runner

@@ -1,13 +1,14 @@
 // `noisewatch [run] [options] -- CMD [ARGS...]`
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 
-#include "check/cpu_noise.h"
+#include "check/check_runner.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "record/run_record.h"
@@ -38,6 +39,9 @@ struct RunArgs {
   bool no_counters = false;
 };
 
+// --cpu auto's noise measurement: long enough to see the tick and periodic work on each CPU.
+constexpr double kAutoSeconds = 1.0;
+
 runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   runner::Plan p;
   p.command = std::move(command);
@@ -56,14 +60,24 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
     p.cpus = allowed;
     p.cpu_reason = "not pinned (--no-pin): the benchmark runs wherever the scheduler puts it";
   } else if (a.cpu == "auto") {
-    // Measure instead of guess: one second of osnoise-style spinning on each allowed CPU.
-    auto measured = check::measure_cpu_noise(allowed, double(allowed.size()) * 1.0);
-    auto online = sys::parse_cpulist(sys::read_file("/sys/devices/system/cpu/online"));
-    auto isolated = sys::parse_cpulist(sys::read_file("/sys/devices/system/cpu/isolated"));
-    auto choice = check::recommend_cpu(measured, check::housekeeping_cpus(online, isolated));
-    if (!choice) throw Error("--cpu auto: no CPU could be measured; name one with --cpu N");
-    p.cpus = {choice->cpu};
-    p.cpu_reason = choice->reason + " (--cpu auto)";
+    // Measure instead of guess: osnoise-style spinning on every allowed CPU at once, so the
+    // measurement takes kAutoSeconds however many CPUs there are.
+    auto m = check::choose_quiet_cpu(allowed, kAutoSeconds);
+    // Each spinner's window ends at its first clock read past the deadline: on a loaded CPU
+    // that can be late, so both ends of the range are said.
+    uint64_t shortest = UINT64_MAX, longest = 0;
+    for (const auto& c : m.measured) {
+      shortest = std::min(shortest, c.measured_ns);
+      longest = std::max(longest, c.measured_ns);
+    }
+    if (m.measured.empty()) shortest = 0;
+    p.cpus = {m.choice.cpu};
+    p.cpu_reason = longest - shortest > 10'000'000
+                       ? fmt::format("{} (--cpu auto: CPU {} measured at once for {:.2f} s; windows {:.2f}-{:.2f} s)",
+                                     m.choice.reason, sys::format_cpulist(allowed), double(shortest) / 1e9,
+                                     double(shortest) / 1e9, double(longest) / 1e9)
+                       : fmt::format("{} (--cpu auto: CPU {} measured at once for {:.2f} s)", m.choice.reason,
+                                     sys::format_cpulist(allowed), double(shortest) / 1e9);
   } else if (a.cpu.empty()) {
     auto choice = runner::choose_cpu(allowed, sys::read_interrupts());
     if (choice.cpus.empty()) throw Error("no CPU is available to run the benchmark on");
@@ -127,8 +141,9 @@ void register_run(CLI::App& app, Action& action) {
       "  noisewatch -c 3 -r 30 -- ./bench --fast   30 runs pinned to CPU 3\n"
       "  noisewatch --json run.json -- ./bench     also save the record (re-render: noisewatch report)");
   sub->add_option("-c,--cpu", args->cpu,
-                  "CPU(s) to pin the benchmark to, e.g. 3 or 2-3; `auto` measures each CPU's noise first "
-                  "(default: not CPU 0; the allowed CPU with the fewest device IRQs)");
+                  "CPU(s) to pin the benchmark to, e.g. 3 or 2-3; `auto` first measures the noise of every allowed "
+                  "CPU at once for 1 s and takes the quietest, like `noisewatch check` (default: not CPU 0; the "
+                  "allowed CPU with the fewest device IRQs)");
   sub->add_flag("--no-pin", args->no_pin, "do not pin; observe wherever the benchmark runs");
   sub->add_option("-r,--runs", args->runs, "measured repetitions")->capture_default_str();
   sub->add_option("-w,--warmup", args->warmup, "unmeasured repetitions first")->capture_default_str();

@@ -78,6 +78,10 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   probes::NoiseProbe probe;
   for (const auto& u : probe.unavailable()) rec.add_unavailable(u.probe, u.reason);
   note_machine_limits(rec, plan.cpus);
+  if (!probe.measures_steal() && rec.host.virtualized)
+    rec.add_unavailable("steal", "this kernel does not account hypervisor steal in the scheduler "
+                                 "(CONFIG_PARAVIRT_TIME_ACCOUNTING): steal comes from /proc/stat in 10 ms ticks, "
+                                 "for the whole CPU");
   const uint64_t lost_at_start = probe.lost_events();
   Repetition repetition(io, signals);
   if (ready) ready();
@@ -122,7 +126,9 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
                                      before_tracking};
     s.minor_faults = uint64_t(r.usage.ru_minflt);
     s.major_faults = uint64_t(r.usage.ru_majflt);
-    s.steal_ns = read_steal_ns(plan.cpus) - steal0;
+    // Steal: the probe's (ns, only while the benchmark ran or waited) where the kernel accounts
+    // it, else /proc/stat's for the whole CPUs (10 ms ticks: a run can gain or lose one).
+    if (!probe.measures_steal()) s.steal_ns = read_steal_ns(plan.cpus) - steal0;
     s.noise = merge_noise(events);
     for (const auto& e : s.noise) {
       if (e.source == sources::kMigration) s.migrations = e.count;
@@ -131,12 +137,17 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     // Faults: measured CPU time when the probe traces them (count: faults handled after the
     // execve), else getrusage's count alone (its cost is then estimated by the report).
     nlohmann::json fault_detail = {{"minor", s.minor_faults}, {"major", s.major_faults}};
-    if (auto it = std::find_if(s.noise.begin(), s.noise.end(), [](const NoiseEntry& e) { return e.source == sources::kFault; });
+    if (auto it = std::find_if(s.noise.begin(), s.noise.end(),
+                               [](const NoiseEntry& e) { return e.source == sources::kFault; });
         it != s.noise.end())
       it->detail = fault_detail;
     else if (s.minor_faults + s.major_faults)
       s.noise.push_back({std::string(sources::kFault), s.minor_faults + s.major_faults, 0, 0, fault_detail});
-    if (s.steal_ns) s.noise.push_back({std::string(sources::kSteal), 1, s.steal_ns, s.steal_ns, nullptr});
+    if (probe.measures_steal()) {
+      if (const NoiseEntry* e = s.find(std::string(sources::kSteal))) s.steal_ns = e->time_ns;
+    } else if (s.steal_ns) {
+      s.noise.push_back({std::string(sources::kSteal), 1, s.steal_ns, s.steal_ns, {{"from", "/proc/stat"}}});
+    }
     double khz_ns = 0, ns = 0;
     for (size_t k = 0; k < plan.cpus.size(); ++k) {
       auto f1 = probe.frequency(plan.cpus[k]);

@@ -3,13 +3,16 @@
 #
 #   tests/accuracy/run.sh [BUILD_DIR] [SCENARIO...]      (root; default BUILD_DIR: <repo>/build)
 #
-# Scenarios: cpu-hog timer-storm irq-storm migrations blocking none (default: all of them).
-# For each scenario `noisewatch_inject` starts `noisewatch run --cpu CPU` on the benchmark
-# `acc_work` (a fixed number of instructions, calibrated once to ACC_WORK_MS), learns the repetition boundaries from the pidfile the
-# benchmark writes, injects in the odd measured repetitions, and logs the ground truth; then
-# `noisewatch_inject score` prints one line per scenario:
-#   ACCURACY <scenario> expected <source> top <source> share <share> PASS|FAIL
-# followed by indented evidence lines. The exit status is the number of failed scenarios.
+# Scenarios: cpu-hog timer-storm irq-storm migrations blocking none wrappers threads-spread
+# threads-one-cpu (default: all of them). For each scenario `noisewatch_inject` starts
+# `noisewatch run --cpu CPU` on the scenario's benchmark (acc_work: a fixed number of
+# instructions, calibrated once to ACC_WORK_MS; behind two wrapper shells for `wrappers`;
+# acc_threads with two such workers for the threads-* scenarios), learns the repetition
+# boundaries from the pidfile the benchmark writes, injects in the odd measured repetitions, and
+# logs the ground truth; then `noisewatch_inject score` judges the record against it and prints
+#   ACCURACY <scenario> PASS|FAIL [(by a VM rule)] expected ...; first named ..., unexplained ...
+# followed by one line per rule (PASS, PASS (VM rule) or FAIL, with the measured value and its
+# threshold) and evidence lines. The exit status is the number of failed scenarios.
 #
 # Environment: ACC_CPU (target CPU; default: the CPU the disk IRQ lands on, else 1), ACC_RUNS
 # (measured runs, default 12), ACC_WORK_MS (benchmark CPU work per run, default 250), ACC_NICE
@@ -17,8 +20,10 @@
 # level, so that other users' builds on a shared machine do not drown the injected ground truth;
 # the benchmark and the injected noise are in the same autogroup and compete at equal weight),
 # ACC_IRQ (default: the busiest virtio*-req.0 IRQ), ACC_IO_THREADS (O_DIRECT writers of the IRQ
-# storm, default 2; more do not raise the IRQ rate on these VMs: completions batch), ACC_KEEP=DIR keeps the records and
-# ground-truth logs there.
+# storm, default 2; more do not raise the IRQ rate on these VMs: completions batch),
+# ACC_TIMER_PERIOD_US (the timer storm's period, default 20: a storm whose visible cost, about a
+# fifth of the CPU, stands above this VM's run-to-run wander; at 75 us its share was 0.17-0.62
+# under load), ACC_KEEP=DIR keeps the records and ground-truth logs there.
 #
 # It changes one thing on the machine: the disk IRQ's smp_affinity_list (irq-storm), when the
 # kernel allows; the saved value is restored on exit, on Ctrl-C and on SIGTERM/SIGHUP.
@@ -30,11 +35,13 @@ build=${1:-$repo/build}
 [[ $# -gt 0 ]] && shift
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "run.sh: no build directory ${1:-}" >&2; exit 125; }
 scenarios=("$@")
-[[ ${#scenarios[@]} -eq 0 ]] && scenarios=(cpu-hog timer-storm irq-storm migrations blocking none)
+[[ ${#scenarios[@]} -eq 0 ]] && scenarios=(cpu-hog timer-storm irq-storm migrations blocking none wrappers threads-spread threads-one-cpu)
 
-for b in noisewatch noisewatch_inject acc_work; do
-  [[ -x $build/$b ]] || { echo "run.sh: $build/$b is missing: build the targets noisewatch noisewatch_inject acc_work" >&2; exit 125; }
+for b in noisewatch noisewatch_inject acc_work acc_threads; do
+  [[ -x $build/$b ]] || { echo "run.sh: $build/$b is missing: build the targets noisewatch noisewatch_inject acc_work acc_threads" >&2; exit 125; }
 done
+wrapper=$repo/tests/workloads/acc_wrap1.sh
+[[ -x $wrapper && -x $repo/tests/workloads/acc_wrap2.sh ]] || { echo "run.sh: $wrapper or acc_wrap2.sh is missing or not executable" >&2; exit 125; }
 [[ $(id -u) -eq 0 ]] || { echo "run.sh: must run as root (eBPF, IRQ affinity)" >&2; exit 125; }
 
 runs=${ACC_RUNS:-12}
@@ -53,6 +60,7 @@ else
   cpu=$(awk -v n="$ncpu" '{best=-1; for (c=0; c<n; c++) if ($(c+2) > bestv || best < 0) {best=c; bestv=$(c+2)}; print best}' <<<"$irq_line")
   [[ -n $cpu ]] || cpu=1
 fi
+other=$((cpu == 0 ? 1 : 0))
 
 tmp=$(mktemp -d /tmp/nw-accuracy.XXXXXX)
 # The benchmark's pidfile lives on tmpfs: a rename on a disk filesystem can block for tens of
@@ -90,27 +98,32 @@ prio() { setsid -w sh -c 'echo "$0" >/proc/self/autogroup 2>/dev/null; exec "$@"
 chunks=$(prio taskset -c "$cpu" "$build/acc_work" --calibrate "$work_ms")
 [[ $chunks =~ ^[0-9]+$ ]] || { echo "run.sh: acc_work --calibrate failed" >&2; exit 125; }
 
-echo "accuracy suite: target CPU $cpu, $runs measured runs + 1 warm-up, ${work_ms} ms of work per run ($chunks chunks)," \
+echo "accuracy suite: load average $(cut -d' ' -f1-3 /proc/loadavg), target CPU $cpu, $runs measured runs + 1 warm-up, ${work_ms} ms of work per run ($chunks chunks)," \
      "nice $nice_level, disk IRQ $irq_name (IRQ ${irq_num:-?}, affinity ${affinity_saved:-?})"
 failed=0
+pid=$shm/bench.pid
 for sc in "${scenarios[@]}"; do
-  extra=()
+  extra=() nw_cpus=$cpu bench=("$build/acc_work" "$chunks" "$pid")
   case $sc in
     irq-storm) extra=(--irq "$irq_name" --io-threads "${ACC_IO_THREADS:-2}") ;;
-    cpu-hog | timer-storm | migrations | blocking | none) ;;
+    timer-storm) extra=(--period-us "${ACC_TIMER_PERIOD_US:-20}") ;;
+    cpu-hog | migrations | blocking | none) ;;
+    wrappers) bench=("$wrapper" "${bench[@]}") ;;
+    threads-spread) bench=("$build/acc_threads" 2 "$chunks" "$pid" --spread) nw_cpus=$((cpu < other ? cpu : other)),$((cpu < other ? other : cpu)) ;;
+    threads-one-cpu) bench=("$build/acc_threads" 2 "$chunks" "$pid") ;;
     *) echo "run.sh: unknown scenario $sc" >&2; failed=$((failed + 1)); continue ;;
   esac
   rec=$tmp/$sc.json truth=$tmp/$sc.truth
-  prio "$build/noisewatch_inject" "$sc" --cpu "$cpu" --pidfile "$shm/bench.pid" \
+  prio "$build/noisewatch_inject" "$sc" --cpu "$cpu" --other-cpu "$other" --pidfile "$pid" \
     --truth "$truth" --warmup 1 "${extra[@]}" -- \
-    "$build/noisewatch" run --cpu "$cpu" --runs "$runs" --warmup 1 -q --json "$rec" -- \
-    "$build/acc_work" "$chunks" "$shm/bench.pid" >"$tmp/$sc.out" 2>"$tmp/$sc.err" &
+    "$build/noisewatch" run --cpu "$nw_cpus" --runs "$runs" --warmup 1 -q --json "$rec" -- \
+    "${bench[@]}" >"$tmp/$sc.out" 2>"$tmp/$sc.err" &
   inj_pid=$!
   wait "$inj_pid"
   st=$?
   inj_pid=""
   if [[ $st -ne 0 || ! -s $rec ]]; then
-    printf 'ACCURACY %-12s FAIL (noisewatch/injector exit status %d)\n' "$sc" "$st"
+    printf 'ACCURACY %-15s FAIL  noisewatch or the injector exited with status %d (must be 0, with a record)\n' "$sc" "$st"
     sed 's/^/    /' "$tmp/$sc.err"
     failed=$((failed + 1))
     continue

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "run_helpers.h"
@@ -200,6 +201,8 @@ TEST(RunE2E, BadOptionsAreOwnErrors) {
            {"--cpu", "4095", "--", "true"},
            {"--cpu", "x", "--", "true"},
            {"--format", "pdf", "--", "true"},
+           {"--json", "/nonexistent/dir/x.json", "--", "true"},
+           {"-o", "/nonexistent/dir/x.txt", "--format", "text", "--", "true"},
            {"--"}}) {
     args.insert(args.begin(), noisewatch());
     Proc p = run(args);
@@ -207,6 +210,33 @@ TEST(RunE2E, BadOptionsAreOwnErrors) {
     // One line that says what to do.
     EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << p.err;
   }
+  // An output that cannot be written is refused before anything runs: the benchmark (which
+  // would leave a file behind) never starts, so no result is lost at the end.
+  std::string marker = temp_path("ran");
+  Proc p = run({noisewatch(), "--json", "/nonexistent/dir/x.json", "--", "/bin/touch", marker});
+  EXPECT_EQ(p.status, 125) << p.err;
+  EXPECT_NE(p.err.find("does not exist"), std::string::npos) << p.err;
+  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the benchmark ran although its record could not be written";
+  unlink(marker.c_str());
+}
+
+// The BPF programs loaded right now, id -> name, as bpftool lists them (`bpftool --json prog
+// show`). Fails the test when bpftool is missing or fails: a listing that cannot be had must not
+// read as "nothing loaded".
+std::map<int, std::string> bpftool_programs() {
+  std::string tool;
+  for (const char* path : {"/usr/sbin/bpftool", "/usr/bin/bpftool"})
+    if (access(path, X_OK) == 0) tool = path;
+  std::map<int, std::string> progs;
+  EXPECT_FALSE(tool.empty()) << "bpftool is not installed (apt-get install bpftool)";
+  if (tool.empty()) return progs;
+  Proc p = run({tool, "--json", "prog", "show"});
+  EXPECT_EQ(p.status, 0) << p.err;
+  auto j = nlohmann::json::parse(p.out, nullptr, false);
+  EXPECT_TRUE(j.is_array()) << p.out.substr(0, 200);
+  if (!j.is_array()) return progs;
+  for (const auto& prog : j) progs[prog.value("id", -1)] = prog.value("name", std::string());
+  return progs;
 }
 
 TEST(RunE2E, SigintStopsCleanlyWithPartialReport) {
@@ -227,6 +257,16 @@ TEST(RunE2E, SigintStopsCleanlyWithPartialReport) {
     closedir(d);
   }
   EXPECT_GE(ours.size(), 5u) << "noisewatch should hold its probes while it runs";
+  // First prove that bpftool sees them, so that "none left afterwards" is a finding, not the
+  // silence of a listing that sees nothing.
+  auto loaded = bpftool_programs();
+  std::set<std::string> names;
+  for (int id : ours) {
+    EXPECT_TRUE(loaded.count(id)) << "bpftool does not list noisewatch's program " << id;
+    if (loaded.count(id)) names.insert(loaded[id]);
+  }
+  EXPECT_TRUE(names.count("on_switch")) << "bpftool lists none of noisewatch's programs named on_switch: "
+                                        << loaded_bpf_programs();
   kill(nw, SIGINT);
   int st = 0;
   waitpid(nw, &st, 0);
@@ -240,9 +280,10 @@ TEST(RunE2E, SigintStopsCleanlyWithPartialReport) {
   // reference goes (deferred work), so give it a moment.
   std::set<int> left = ours;
   for (int i = 0; i < 50 && !left.empty(); ++i) {
+    auto now = bpftool_programs();
     std::set<int> still;
     for (int id : left)
-      if (run({"/usr/sbin/bpftool", "prog", "show", "id", std::to_string(id)}).status == 0) still.insert(id);
+      if (now.count(id)) still.insert(id);
     left = still;
     if (!left.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

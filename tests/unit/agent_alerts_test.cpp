@@ -10,16 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include "support/files.h"
+
 namespace {
 
 std::string data_dir() { return std::string(NW_SOURCE_DIR) + "/tests/data/agent"; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using nw::test::slurp;
 
 int run(const std::string& cmd, std::string& output) {
   FILE* p = popen((cmd + " 2>&1").c_str(), "r");

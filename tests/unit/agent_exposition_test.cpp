@@ -12,18 +12,12 @@
 
 #include "agent/agent_metrics.h"
 #include "agent/exposition.h"
+#include "support/files.h"
 
 namespace nw::agent {
 namespace {
 
 std::string golden_path() { return std::string(NW_SOURCE_DIR) + "/tests/data/agent/metrics.prom"; }
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 TEST(AgentExposition, EscapesLabelValuesAndHelp) {
   EXPECT_EQ(escape_label_value(R"(a"b\c)"), R"(a\"b\\c)");
@@ -96,9 +90,7 @@ AgentMetrics sample_metrics() {
 
 TEST(AgentExposition, WholePageMatchesTheGoldenFile) {
   std::string text = render_metrics(sample_metrics());
-  // Its own variable: a shared one would let a stale build elsewhere rewrite this golden.
-  if (std::getenv("NW_UPDATE_AGENT_GOLDEN")) std::ofstream(golden_path()) << text;
-  EXPECT_EQ(text, slurp(golden_path())) << "regenerate with NW_UPDATE_AGENT_GOLDEN=1 after checking the diff";
+  test::expect_golden(text, golden_path());
 }
 
 TEST(AgentExposition, EverySeriesHasOneHelpAndTypeAndCountersEndInTotal) {

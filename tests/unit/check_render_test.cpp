@@ -17,11 +17,15 @@ CheckReport laptop_with_measurement() {
   a.max_gap_ns = 45'000;
   a.gaps = 17;
   a.measured_ns = 5'000'000'000;
-  a.top_sources = {{"irq:local_timer", 1250, 4'000'000, 9'000}, {"hardware/hypervisor", 0, 2'000'000, 0}};
+  a.gap_ns = 6'172'500;
+  a.top_sources = {{"irq:local_timer", 1250, 4'000'000, 9'000}, {"hardware/hypervisor", 0, 2'172'500, 0}};
+  a.attributed_ns = 4'000'000;
   CpuNoise b = a;
   b.cpu = 3;
   b.noise_ppm = 99;
+  b.gap_ns = 495'000;
   b.top_sources.clear();
+  b.attributed_ns.reset();
   r.cpus = {a, b};
   r.recommended_cpu = 3;
   r.recommendation_reason = "CPU 3: quietest";
@@ -45,8 +49,11 @@ TEST(CheckRender, JsonHasTheContractFields) {
   EXPECT_EQ(j["cpus"][0]["max_gap_ns"], 45000);
   EXPECT_EQ(j["cpus"][0]["top_sources"][0]["source"], "irq:local_timer");
   EXPECT_FALSE(j["cpus"][1].contains("top_sources"));
+  EXPECT_EQ(j["cpus"][0]["gap_ns"], 6'172'500);
+  EXPECT_EQ(j["cpus"][0]["attributed_ns"], 4'000'000);
+  EXPECT_FALSE(j["cpus"][1].contains("attributed_ns")) << "not attributed: no total to show";
   EXPECT_EQ(j["recommended_cpu"], 3);
-  EXPECT_EQ(j["exit_status"], 1);
+  EXPECT_EQ(j["exit_status"], 2) << "the laptop is on battery";
 }
 
 TEST(CheckRender, JsonRecommendedCpuIsNullWithoutMeasurement) {
@@ -99,7 +106,8 @@ TEST(CheckRender, TextColoursOnlyWhenAsked) {
   EXPECT_NE(plain.find("irq:local_timer 4.0 ms"), std::string::npos) << plain;
   EXPECT_NE(plain.find("45.0 us"), std::string::npos) << "max gap";
   EXPECT_NE(plain.find("sudo systemctl disable --now irqbalance"), std::string::npos) << "fixes listed";
-  EXPECT_NE(plain.find("exit 1"), std::string::npos);
+  EXPECT_NE(plain.find("fail     power-supply"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("exit 2"), std::string::npos);
   // The quieter CPU 3 is listed first.
   EXPECT_LT(plain.find("\n     3 "), plain.find("\n     2 "));
 }

@@ -95,10 +95,14 @@ TEST(CheckRules, PowerSupplyKinds) {
   EXPECT_EQ(m.run(check_power_supply, {0}).status, Status::info) << "an empty class: desktop or VM";
   m.write("/sys/class/power_supply/BAT1/type", "Battery\n");
   m.write("/sys/class/power_supply/BAT1/status", "Discharging\n");
-  EXPECT_EQ(m.run(check_power_supply, {0}).status, Status::warn) << "battery without mains, discharging";
+  EXPECT_EQ(m.run(check_power_supply, {0}).status, Status::fail) << "battery without mains, discharging";
   m.write("/sys/class/power_supply/ADP1/type", "Mains\n");
   m.write("/sys/class/power_supply/ADP1/online", "1\n");
   EXPECT_EQ(m.run(check_power_supply, {0}).status, Status::ok);
+  m.write("/sys/class/power_supply/ADP1/online", "0\n");
+  auto f = m.run(check_power_supply, {0});
+  EXPECT_EQ(f.status, Status::fail) << "mains offline: on battery";
+  EXPECT_NE(f.summary.find("not comparable"), std::string::npos) << f.summary;
 }
 
 TEST(CheckRules, IdleStatesAboveTenMicrosecondsOnlyWhenEnabled) {

@@ -1,5 +1,5 @@
 // Golden outputs of the three compare renderers. After an intended output change, regenerate with
-//   NW_UPDATE_GOLDEN=1 ./unit_tests --gtest_filter='CompareGolden*'
+//   NW_UPDATE_GOLDENS=1 ./unit_tests --gtest_filter='CompareGolden*'
 // and review the diff of tests/data/compare/golden/ like code.
 #include <gtest/gtest.h>
 
@@ -10,26 +10,15 @@
 
 #include "compare/compare.h"
 #include "compare/render.h"
+#include "support/files.h"
 
 namespace nw::compare {
 namespace {
 
 std::string data(const std::string& name) { return std::string(NW_SOURCE_DIR) + "/tests/data/compare/" + name; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void check_golden(const std::string& text, const std::string& golden) {
-  std::string path = data("golden/" + golden);
-  if (std::getenv("NW_UPDATE_GOLDEN")) {
-    std::ofstream(path) << text;
-    return;
-  }
-  EXPECT_EQ(text, slurp(path)) << "output differs from " << path;
+  test::expect_golden(text, data("golden/" + golden));
 }
 
 struct Case {

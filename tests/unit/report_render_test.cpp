@@ -10,19 +10,13 @@
 #include "cli/errors.h"
 #include "report_synthetic.h"
 #include "reports/report.h"
+#include "support/files.h"
 
 namespace nw {
 namespace {
 
 const std::string kRecords = std::string(NW_SOURCE_DIR) + "/tests/data/records/";
 const std::string kGoldens = std::string(NW_SOURCE_DIR) + "/tests/data/golden/report/";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 RunRecord analyzed(const std::string& name) {
   auto rec = load_run_record(kRecords + name + ".json");
@@ -31,14 +25,7 @@ RunRecord analyzed(const std::string& name) {
 }
 
 void check_golden(const std::string& actual, const std::string& golden) {
-  const std::string path = kGoldens + golden;
-  if (std::getenv("NW_UPDATE_GOLDENS")) {
-    std::ofstream(path, std::ios::binary) << actual;
-    GTEST_SKIP() << "updated " << path;
-  }
-  std::ifstream probe(path);
-  ASSERT_TRUE(probe.good()) << "missing golden " << path << " (run with NW_UPDATE_GOLDENS=1)";
-  EXPECT_EQ(actual, slurp(path)) << "differs from " << path;
+  test::expect_golden(actual, kGoldens + golden);
 }
 
 struct Case {
