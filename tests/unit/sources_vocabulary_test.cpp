@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <string>
+#include <vector>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -40,24 +42,41 @@ TEST(SourcesVocabulary, FormatIsParsesInverse) {
   EXPECT_EQ(format(parse("x:")), "x");  // an empty name is no name
 }
 
-// Every category of the contract's table is known here, and nothing here is missing there: a
-// source added to one and not the other fails.
-TEST(SourcesVocabulary, CoversTheContractsCategories) {
+// The "Source names" table of docs/contracts.md, one line per row.
+std::vector<std::string> contract_rows() {
   std::ifstream f(std::string(NW_SOURCE_DIR) + "/docs/contracts.md");
-  ASSERT_TRUE(f) << "docs/contracts.md not found";
   std::stringstream text;
   text << f.rdbuf();
   std::string doc = text.str();
   auto start = doc.find("**Source names**");
-  ASSERT_NE(start, std::string::npos);
-  auto end = doc.find("\n\n", start);
-  std::istringstream table(doc.substr(start, end - start));
+  if (start == std::string::npos) return {};
+  std::istringstream table(doc.substr(start, doc.find("\n\n", start) - start));
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(table, line);)
+    if (line.starts_with("| ")) rows.push_back(line);
+  return rows;
+}
+
+// The names a row lists in its (last) parentheses: "(HI TIMER ...)", "(local_timer, reschedule, ...)".
+std::set<std::string> listed_names(const std::string& row) {
+  auto open = row.rfind('('), close = row.find(')', open);
+  std::string list = row.substr(open + 1, close - open - 1);
+  std::replace(list.begin(), list.end(), ',', ' ');
+  std::istringstream words(list);
+  std::set<std::string> out;
+  for (std::string w; words >> w;) out.insert(w);
+  return out;
+}
+
+// Every category of the contract's table is known here, and nothing here is missing there: a
+// source added to one and not the other fails.
+TEST(SourcesVocabulary, CoversTheContractsCategories) {
   std::set<std::string> listed;
   std::regex row(R"(^\| ([a-z_]+) \|)");
   std::smatch m;
-  for (std::string line; std::getline(table, line);)
+  for (const auto& line : contract_rows())
     if (std::regex_search(line, m, row) && m[1] != "category") listed.insert(m[1]);
-  ASSERT_GE(listed.size(), 13u);
+  ASSERT_GE(listed.size(), 13u) << "docs/contracts.md has no \"Source names\" table";
   for (const auto& c : listed) EXPECT_TRUE(known_category(c)) << c << " is in docs/contracts.md but not in src/sources/";
   for (auto c : known_categories())
     EXPECT_TRUE(listed.count(std::string(c))) << c << " is in src/sources/ but not in docs/contracts.md";
@@ -176,6 +195,21 @@ TEST(SourcesVocabulary, TheTicksOwnSources) {
     EXPECT_TRUE(is_tick(parse(s))) << s;
   for (const char* s : {"irq:reschedule", "softirq:RCU", "softirq:NET_RX", "preemption:local_timer", "steal"})
     EXPECT_FALSE(is_tick(parse(s))) << s;
+}
+
+// The vector and softirq names the contract lists are the ones the probe writes.
+TEST(SourcesKernelNames, AreTheContracts) {
+  std::set<std::string> vectors, softirqs;
+  for (const auto& line : contract_rows()) {
+    if (line.starts_with("| irq |")) vectors = listed_names(line);
+    if (line.starts_with("| softirq |")) softirqs = listed_names(line);
+  }
+  std::set<std::string> ours;
+  for (uint32_t v = 0; vector_name(v) != "vector"; ++v) ours.insert(std::string(vector_name(v)));
+  EXPECT_EQ(ours, vectors);
+  ours.clear();
+  for (uint32_t v = 0; softirq_name(v) != "UNKNOWN"; ++v) ours.insert(std::string(softirq_name(v)));
+  EXPECT_EQ(ours, softirqs);
 }
 
 TEST(SourcesKernelNames, SoftirqAndVectorNames) {
