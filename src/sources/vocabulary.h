@@ -93,8 +93,9 @@ bool is_stolen(const SourceId& id, std::string_view bench_comm);
 // The scheduler tick's own sources: the local timer and the softirqs it raises.
 bool is_tick(const SourceId& id);
 
-// A source in words, a noun phrase that reads after "comes from", "mostly" and "more"/"less":
-// "preemption by stress-ng", "IRQ time from nvme0q3", "NET_RX softirq time", "hypervisor steal".
+// A source in words: a noun phrase for "comes from …", "mostly …" and, for the machine's sources
+// (the ones compare names as noise), "more …"/"less …": "preemption by stress-ng", "IRQ time from
+// nvme0q3", "NET_RX softirq time", "hypervisor steal".
 // Named sources of one category share lead and tail, so several read as one phrase:
 // lead + "A, B and C" + tail. A source described as a whole has an empty name.
 struct Description {
