@@ -229,12 +229,12 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
     }
     for (size_t i = 0; i < n; ++i) {
       a.runs_seen += src.count[i] > 0 || src.time_ns[i] > 0;
-      // Time is conserved: no source can take more than the run's wall time.
-      if (src.kind == Kind::time && src.time_ns[i] > m.wall_ns[i]) a.inconsistent_runs.push_back(m.run_index[i]);
+      // Time is conserved: no source can take more than the run's wall time on each of its CPUs.
+      if (src.kind == Kind::time && src.time_ns[i] > m.wall_ns[i] * m.cpus) a.inconsistent_runs.push_back(m.run_index[i]);
     }
     // A refused fit has no share, so no interval either.
     if (src.kind == Kind::time || !rejected[s]) interval(a, s);
-    a.pct_of_run = mean_t > 0 ? a.mean_time_ns / mean_t : 0.0;
+    a.pct_of_run = mean_t > 0 ? a.mean_time_ns / (mean_t * m.cpus) : 0.0;
     res.rows.push_back(std::move(a));
   }
   AttributedSource u;

@@ -71,7 +71,7 @@ struct AttributedSource {
   std::vector<int> inconsistent_runs;           // runs it took longer than (broken data)
   std::optional<CostFit> fit;                   // count-valued sources only
   nlohmann::json detail = nlohmann::json::object();  // what the probes said: pid(s), irq, ...
-  double pct_of_run = 0;                        // mean_time_ns / mean wall time
+  double pct_of_run = 0;                        // mean_time_ns / (mean wall time x the run's CPUs)
 };
 
 struct AttributionResult {

@@ -21,7 +21,7 @@ struct SourceRow {
   bool uncertain = false;     // the interval is too wide to mean anything: say "uncertain"
   bool inconsistent = false;  // the record has it take longer than a whole run: time not shown
   double mean_time_ns = 0;  // per run (estimated for count-valued sources)
-  double pct_of_run = 0;    // mean_time_ns / mean wall time
+  double pct_of_run = 0;    // mean_time_ns / (mean wall time x the run's CPUs)
   double mean_count = 0, max_ns = 0;
 };
 

@@ -45,6 +45,7 @@ bool is_kernel_thread(const std::string& comm) {
 
 RunMatrix collect_sources(const RunRecord& rec) {
   RunMatrix m;
+  m.cpus = double(std::max<size_t>(1, rec.pinned ? rec.cpus.size() : size_t(std::max(1, rec.host.online_cpus))));
   auto runs = rec.measured();
   const size_t n = runs.size();
   for (const auto* r : runs) {

@@ -30,6 +30,10 @@ struct RunMatrix {
   std::vector<double> wall_ns;      // T_i
   std::vector<SourceSeries> sources;  // time-valued sources first, then count-valued
   bool frequency_modelled = false;  // "frequency" was derived from mean_khz (see sources.cpp)
+  // CPUs the benchmark ran on. A source's time is thread time: on several CPUs it adds up over
+  // them (two copies of a process holding two of its CPUs for 10 ms is 20 ms), so the most a
+  // source can take in a run is wall x cpus.
+  double cpus = 1;
   size_t runs() const { return wall_ns.size(); }
 };
 

@@ -6,14 +6,6 @@
 
 namespace nw::report {
 
-std::string format_duration(double ns) {
-  double a = std::fabs(ns);
-  if (a < 1e3) return fmt::format("{:.0f} ns", ns);
-  if (a < 1e6) return fmt::format("{:.1f} µs", ns / 1e3);
-  if (a < 1e9) return fmt::format("{:.2f} ms", ns / 1e6);
-  return fmt::format("{:.3f} s", ns / 1e9);
-}
-
 std::string format_percent(double fraction, int decimals) {
   double v = fraction * 100;
   if (std::fabs(v) < 0.5 * std::pow(10.0, -decimals)) v = 0;  // no "-0.0 %"

@@ -2,9 +2,10 @@
 #pragma once
 #include <string>
 
+#include "common/durations.h"  // format_duration: the one way to write a duration
+
 namespace nw::report {
 
-std::string format_duration(double ns);           // "812 ns", "12.3 µs", "4.56 ms", "1.234 s"
 std::string format_percent(double fraction, int decimals = 1);  // 0.0272 -> "2.7 %"
 std::string format_share(double fraction);        // 0.712 -> "71 %"
 // Drops blank lines at the end of a rendered document, keeping its final newline.

@@ -39,12 +39,8 @@ double unix_now() {
 }
 
 std::vector<int> online_cpus() {
-  std::string text = sys::read_file("/sys/devices/system/cpu/online");
-  try {
-    return sys::parse_cpulist(text);
-  } catch (const std::exception&) {
-    throw Error("cannot read the online CPUs from /sys/devices/system/cpu/online; give --cpu LIST");
-  }
+  if (auto cpus = sys::read_online_cpus()) return *cpus;
+  throw Error("cannot read the online CPUs from /sys/devices/system/cpu/online; give --cpu LIST");
 }
 
 std::string kernel_release() {

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/format_option.h"
+#include "common/output.h"
 #include "check/check_context.h"
 #include "check/check_render.h"
 #include "check/check_runner.h"
@@ -27,17 +29,13 @@ struct CheckArgs {
   bool no_attribution = false;
 };
 
-bool use_color(bool to_stdout) {
-  const char* no_color = std::getenv("NO_COLOR");
-  return to_stdout && isatty(STDOUT_FILENO) && !(no_color && *no_color);
-}
-
 int run_check_command(const CheckArgs& a) {
   if (a.duration < 0) throw Error(fmt::format("--duration {} is negative; give seconds >= 0 (0 skips the noise measurement)", a.duration));
   if (a.threshold_us <= 0) throw Error("--threshold must be > 0 microseconds");
   if (a.top < 1) throw Error(fmt::format("--top {} lists nothing; give 1 or more sources per CPU", a.top));
   if (!a.sysroot.empty() && !std::filesystem::is_directory(a.sysroot))
     throw Error(fmt::format("--sysroot {}: no such directory; give a directory made by `noisewatch snapshot`", a.sysroot));
+  check_writable(a.output, "-o");
   check::CheckOptions opts;
   if (!a.cpu.empty()) opts.cpus = check::parse_cpu_option(a.cpu);
   opts.duration_s = a.duration;
@@ -58,21 +56,9 @@ int run_check_command(const CheckArgs& a) {
   else if (a.format == "prometheus")
     text = check::render_prometheus(report);
   else
-    text = check::render_text(report, use_color(to_stdout));
-  if (to_stdout) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-  } else {
-    // node_exporter may read the file at any time: write a temporary file and rename it.
-    std::string tmp = a.output + ".tmp";
-    {
-      std::ofstream f(tmp, std::ios::trunc);
-      if (!f || !(f << text)) throw Error(fmt::format("cannot write {}; check the directory exists and is writable", a.output));
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, a.output, ec);
-    if (ec) throw Error(fmt::format("cannot write {}: {}", a.output, ec.message()));
-  }
+    text = check::render_text(report, to_stdout && use_color(stdout));
+  // node_exporter may read the file at any time: write_document writes it whole.
+  write_document(text, a.output);
   return report.exit_status();
 }
 
@@ -90,8 +76,8 @@ void register_check(CLI::App& app, Action& action) {
                   "scheduling of the probe threads: other, or fifo:N / rr:N to see only what is bound to each CPU")
       ->capture_default_str();
   sub->add_option("--sysroot", args->sysroot, "read /proc and /sys under DIR (e.g. from `noisewatch snapshot`)");
-  sub->add_option("--format", args->format, "text, json (noisewatch.check/1) or prometheus (textfile collector)")
-      ->check(CLI::IsMember({"text", "json", "prometheus"}))
+  add_format_option(sub, args->format, {"text", "json", "prometheus"},
+                    "text, json (noisewatch.check/1) or prometheus (textfile collector)")
       ->capture_default_str();
   sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout");
   sub->add_flag("--no-attribution", args->no_attribution, "do not load the eBPF probe to attribute gaps");

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "check/cpu_noise.h"
+#include "common/durations.h"
 #include "system/cpulist.h"
 
 namespace nw::check {
@@ -45,8 +46,8 @@ std::optional<CpuChoice> recommend_cpu(const std::vector<CpuNoise>& measured, co
       pick = &r;
       break;
     }
-  std::string why = fmt::format("CPU {}: {:.0f} ppm noise, longest gap {:.1f} us", pick->cpu, pick->noise_ppm,
-                                double(pick->max_gap_ns) / 1000.0);
+  std::string why = fmt::format("CPU {}: {:.0f} ppm noise, longest gap {}", pick->cpu, pick->noise_ppm,
+                                format_duration(double(pick->max_gap_ns)));
   const size_t n = ranked.size();
   const CpuNoise* other_non_hk = nullptr;
   for (const auto& r : ranked)

@@ -3,6 +3,7 @@
 #include <fmt/color.h>
 #include <fmt/format.h>
 
+#include "common/durations.h"
 #include "check/check_render.h"
 #include "check/cpu_noise.h"
 #include "system/cpulist.h"
@@ -24,13 +25,7 @@ std::string status_cell(Status s, bool color) {
   return text;
 }
 
-// 850 ns, 12.3 us, 4.5 ms, 1.20 s: readable at every scale the gaps come in.
-std::string duration(uint64_t ns) {
-  if (ns < 1000) return fmt::format("{} ns", ns);
-  if (ns < 1'000'000) return fmt::format("{:.1f} us", double(ns) / 1e3);
-  if (ns < 1'000'000'000) return fmt::format("{:.1f} ms", double(ns) / 1e6);
-  return fmt::format("{:.2f} s", double(ns) / 1e9);
-}
+std::string duration(uint64_t ns) { return format_duration(double(ns)); }
 
 std::string cpus_cell(const std::vector<int>& cpus) { return cpus.empty() ? "-" : sys::format_cpulist(cpus); }
 

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/format_option.h"
+#include "common/output.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "compare/compare.h"
@@ -25,19 +27,8 @@ struct CompareArgs {
   double fail_above = -1;  // < 0: not given
 };
 
-void write_output(const std::string& text, const std::string& path) {
-  if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return;
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(fmt::format("cannot write {}: {}; pick a writable -o path", path, std::strerror(errno)));
-  out << text;
-  if (!out) throw Error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-}
-
 int run_compare(const CompareArgs& a) {
+  check_writable(a.output, "-o");
   compare::Options options;
   options.threshold_percent = a.threshold;
   if (a.fail_above >= 0) options.fail_above_percent = a.fail_above;
@@ -47,7 +38,7 @@ int run_compare(const CompareArgs& a) {
   std::string text = a.format == "json"       ? compare::render_json(result)
                      : a.format == "markdown" ? compare::render_markdown(result)
                                               : compare::render_text(result);
-  write_output(text, a.output);
+  write_document(text, a.output);
   return result.fail_above_exceeded() ? 1 : 0;
 }
 
@@ -60,8 +51,7 @@ void register_compare(CLI::App& app, Action& action) {
                   "baseline: noisewatch run report, Google Benchmark, hyperfine or pyperf JSON (or .json.gz)")
       ->required();
   sub->add_option("NEW", args->next, "the run to judge, same kinds of file as BASE")->required();
-  sub->add_option("--format", args->format, "text (default) | json | markdown")
-      ->check(CLI::IsMember({"text", "json", "markdown"}));
+  add_format_option(sub, args->format, {"text", "json", "markdown"}, "text (default) | json | markdown");
   sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout");
   sub->add_option("--threshold", args->threshold,
                   "PERCENT: smaller changes count as no-change even when significant (default 1)")

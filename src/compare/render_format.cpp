@@ -3,23 +3,13 @@
 #include <fmt/format.h>
 
 #include "compare/input.h"
+#include "common/durations.h"
 #include "compare/render.h"
 
 namespace nw::compare {
 
-std::string format_duration(double ns) {
-  if (ns == 0) return "0 ns";
-  double a = std::fabs(ns);
-  const char* unit = "ns";
-  double v = ns;
-  if (a >= 1e9) unit = "s", v = ns / 1e9;
-  else if (a >= 1e6) unit = "ms", v = ns / 1e6;
-  else if (a >= 1e3) unit = "µs", v = ns / 1e3;
-  // Four significant digits: 13.43 ns against 12.92 ns shows a 3.8 % change, "13 ns" twice does not.
-  double av = std::fabs(v);
-  int decimals = av >= 100 ? 1 : av >= 10 ? 2 : 3;
-  return fmt::format("{:.{}f} {}", v, decimals, unit);
-}
+// Four significant digits: 13.43 ns against 12.92 ns shows a 3.8 % change, "13 ns" twice does not.
+std::string format_duration(double ns) { return nw::format_duration(ns, 4); }
 
 std::string format_p(double p) { return p < 0.001 ? "<0.001" : fmt::format("{:.3f}", p); }
 

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "system/host_info.h"  // HostInfo
+
 namespace nw {
 
 // One noise source seen during one repetition, e.g. "preemption:stress" or "irq:local_timer".
@@ -80,12 +82,6 @@ struct RunSample {
   // it, else getrusage()'s user + sys (older records).
   uint64_t own_cpu_ns() const;
   const NoiseEntry* find(const std::string& source) const;
-};
-
-struct HostInfo {
-  std::string hostname, kernel, cpu_model;
-  bool virtualized = false;
-  int online_cpus = 0;
 };
 
 struct Summary {

@@ -18,11 +18,7 @@ std::vector<int> allowed_cpus() {
   CPU_ZERO(&set);
   std::vector<int> out;
   if (sched_getaffinity(0, sizeof(set), &set) != 0) return out;
-  std::vector<int> online;
-  try {
-    online = sys::parse_cpulist(sys::read_file("/sys/devices/system/cpu/online"));
-  } catch (const std::exception&) {
-  }
+  const std::vector<int> online = sys::read_online_cpus().value_or(std::vector<int>{});
   for (int c = 0; c < CPU_SETSIZE; ++c)
     if (CPU_ISSET(c, &set) && (online.empty() || std::binary_search(online.begin(), online.end(), c)))
       out.push_back(c);

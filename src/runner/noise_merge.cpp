@@ -9,7 +9,7 @@ namespace nw::runner {
 std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& events) {
   struct Acc {
     NoiseEntry entry;
-    std::set<int> cpus;
+    std::map<int, uint64_t> time_by_cpu;
     std::set<int64_t> pids;
     std::map<std::pair<int, int>, uint64_t> paths;
     int irq = -1;
@@ -21,7 +21,7 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
     a.entry.count += e.count;
     a.entry.time_ns += e.time_ns;
     a.entry.max_ns = std::max(a.entry.max_ns, e.max_ns);
-    a.cpus.insert(e.cpu);
+    a.time_by_cpu[e.cpu] += e.time_ns;
     if (e.detail.is_object()) {
       if (e.detail.contains("pid")) a.pids.insert(e.detail["pid"].get<int64_t>());
       if (e.detail.contains("irq")) a.irq = e.detail["irq"].get<int>();
@@ -31,7 +31,13 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
   }
   std::vector<NoiseEntry> out;
   for (auto& [src, a] : by_source) {
-    nlohmann::json d = {{"cpus", std::vector<int>(a.cpus.begin(), a.cpus.end())}};
+    std::vector<int> cpus;
+    std::vector<uint64_t> per_cpu;
+    for (const auto& [cpu, ns] : a.time_by_cpu) cpus.push_back(cpu), per_cpu.push_back(ns);
+    nlohmann::json d = {{"cpus", cpus}};
+    // On several CPUs a source's time is thread time (it adds up over them): each CPU's part is
+    // what is bounded by the wall time.
+    if (cpus.size() > 1 && a.entry.time_ns) d["per_cpu_ns"] = per_cpu;
     if (!a.pids.empty()) {
       d["pid"] = *a.pids.begin();
       if (a.pids.size() > 1) d["pids"] = std::vector<int64_t>(a.pids.begin(), a.pids.end());

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "common/output.h"
 #include "record/run_record.h"
 
 namespace nw::runner {
@@ -21,12 +22,6 @@ OutputPlan plan_output(const std::string& format, const std::string& output, con
 // a file cannot be written (after trying every output, so nothing else is lost).
 void write_outputs(RunRecord& rec, const OutputPlan& out);
 
-// Writes text to a file atomically (a temporary beside it, renamed over it); the error names the
-// file.
-void write_file(const std::string& path, const std::string& text);
-
-// Throws nw::Error naming `option` when `path` cannot be written (missing directory, no
-// permission, a directory): checked before any work starts, so no result is lost at the end.
-void check_writable(const std::string& path, const std::string& option);
+// write_file and check_writable: common/output.h.
 
 }  // namespace nw::runner

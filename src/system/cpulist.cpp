@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/files.h"
+
 namespace nw::sys {
 
 namespace {
@@ -84,6 +86,15 @@ std::vector<int> parse_cpumask(std::string_view hex) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::optional<std::vector<int>> read_online_cpus(const std::string& root) {
+  try {
+    auto cpus = parse_cpulist(read_file(root + "/sys/devices/system/cpu/online"));
+    if (!cpus.empty()) return cpus;
+  } catch (const std::invalid_argument&) {
+  }
+  return std::nullopt;
 }
 
 }  // namespace nw::sys

@@ -1,6 +1,7 @@
 // The kernel's CPU list syntax ("0-3,5,7-8"), used by sysfs, /proc/irq and kernel parameters.
 #pragma once
 #include <string>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -12,5 +13,8 @@ std::vector<int> parse_cpulist(std::string_view text);
 std::string format_cpulist(const std::vector<int>& cpus);
 // A hex mask as in /proc/irq/N/smp_affinity ("ff,ffffffff") to a CPU list.
 std::vector<int> parse_cpumask(std::string_view hex);
+// The online CPUs (/sys/devices/system/cpu/online under `root`, "" = this machine); nullopt
+// when the file is missing or malformed.
+std::optional<std::vector<int>> read_online_cpus(const std::string& root = "");
 
 }  // namespace nw::sys

@@ -10,13 +10,6 @@
 
 namespace nw::sys {
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return {};
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
@@ -48,11 +41,7 @@ HostInfo read_host_info(const std::string& root) {
     if (key == "model name" && h.cpu_model.empty()) h.cpu_model = val;
     if (key == "flags" && (" " + val + " ").find(" hypervisor ") != std::string::npos) h.virtualized = true;
   }
-  try {
-    h.online_cpus = int(parse_cpulist(read_file(root + "/sys/devices/system/cpu/online")).size());
-  } catch (const std::exception&) {
-    h.online_cpus = 0;
-  }
+  h.online_cpus = int(read_online_cpus(root).value_or(std::vector<int>{}).size());
   if (h.online_cpus == 0 && root.empty()) h.online_cpus = int(sysconf(_SC_NPROCESSORS_ONLN));
   return h;
 }

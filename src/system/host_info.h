@@ -2,7 +2,19 @@
 #pragma once
 #include <string>
 
-#include "record/run_record.h"
+#include "common/files.h"
+
+
+namespace nw {
+
+// The machine a run was recorded on (the record's "host" object).
+struct HostInfo {
+  std::string hostname, kernel, cpu_model;
+  bool virtualized = false;
+  int online_cpus = 0;
+};
+
+}  // namespace nw
 
 namespace nw::sys {
 
@@ -10,7 +22,6 @@ namespace nw::sys {
 // Hostname and kernel come from uname() on the live machine, from proc/sys/kernel for a sysroot.
 HostInfo read_host_info(const std::string& root = "");
 
-// The whole file as a string, or "" when it cannot be read.
-std::string read_file(const std::string& path);
+using nw::read_file;  // common/files.h
 
 }  // namespace nw::sys

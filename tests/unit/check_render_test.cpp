@@ -103,8 +103,8 @@ TEST(CheckRender, TextColoursOnlyWhenAsked) {
   EXPECT_NE(colour.find("\x1b["), std::string::npos);
   EXPECT_NE(plain.find("warn     cpu-governor"), std::string::npos) << plain;
   EXPECT_NE(plain.find("Recommended CPU: 3"), std::string::npos);
-  EXPECT_NE(plain.find("irq:local_timer 4.0 ms"), std::string::npos) << plain;
-  EXPECT_NE(plain.find("45.0 us"), std::string::npos) << "max gap";
+  EXPECT_NE(plain.find("irq:local_timer 4.00 ms"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("45.0 µs"), std::string::npos) << "max gap";
   EXPECT_NE(plain.find("sudo systemctl disable --now irqbalance"), std::string::npos) << "fixes listed";
   EXPECT_NE(plain.find("fail     power-supply"), std::string::npos) << plain;
   EXPECT_NE(plain.find("exit 2"), std::string::npos);

@@ -136,3 +136,4 @@ TEST(RunRecord, StolenTimeLeavesOutTheWorkloadsOwn) {
 
 }  // namespace
 }  // namespace nw
+

@@ -84,9 +84,9 @@ TEST_F(ReportCli, MissingFileUnknownFormatUnwritableOutput) {
   EXPECT_EQ(run({"report", (dir / "nope.json").string()}), kExitOwnError);
   EXPECT_NE(err.find("cannot read"), std::string::npos) << err;
   EXPECT_EQ(run({"report", kHog, "--format", "pdf"}), kExitOwnError);
-  EXPECT_NE(err.find("unknown report format 'pdf'"), std::string::npos) << err;
+  EXPECT_NE(err.find("--format: pdf not in {text,json,markdown,md,html}"), std::string::npos) << err;
   EXPECT_EQ(run({"report", kHog, "-o", (dir / "no/such/dir/x.txt").string()}), kExitOwnError);
-  EXPECT_NE(err.find("cannot write"), std::string::npos) << err;
+  EXPECT_NE(err.find("does not exist; create it or write elsewhere"), std::string::npos) << err;
   EXPECT_EQ(run({"report"}), kExitOwnError);
 }
 
