@@ -6,11 +6,12 @@
 
 #include <algorithm>
 #include <functional>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "reports/sources.h"
+#include "sources/kernel_names.h"
+#include "sources/vocabulary.h"
 #include "system/cpulist.h"
 
 namespace nw::report {
@@ -70,13 +71,14 @@ std::pair<std::vector<std::string>, double> addressed(const Context& c, const Pr
   return {names, std::min(share, 1.0)};  // a knob cannot remove more than all of the variance
 }
 
+std::string name_of(const std::string& s) { return sources::parse(s).name; }
 bool machine_preemption(const Context& c, const std::string& s) {
-  return category_of(s) == "preemption" && group_of(s, c.bench_comm) == Group::machine;
+  auto id = sources::parse(s);
+  return id.category == sources::kPreemption && !sources::is_contention(id, c.bench_comm);
 }
 bool device_irq(const std::string& s) {
-  static const std::set<std::string> vectors = {"local_timer", "reschedule", "call_function",
-                                                "call_function_single", "irq_work", "thermal"};
-  return category_of(s) == "irq" && !vectors.count(name_of(s));
+  auto id = sources::parse(s);
+  return id.category == sources::kIrq && !sources::is_apic_vector(id.name);
 }
 
 std::vector<std::string> kernel_cmdline(const std::string& params) {
@@ -151,10 +153,7 @@ const std::vector<Knob>& catalogue() {
        [](const Context& c, auto& out) {
          // The workload's own threads waiting for each other's CPU: not noise to remove, a setup
          // to choose. Never "stop" or "move" them.
-         auto own = [&](const std::string& s) {
-           auto cat = category_of(s);
-           return (cat == "contention" || cat == "preemption") && group_of(s, c.bench_comm) == Group::workload;
-         };
+         auto own = [&](const std::string& s) { return sources::is_contention(sources::parse(s), c.bench_comm); };
          // One more CPU, the highest one not in use (CPU 0 too when it is the only one left).
          std::vector<int> wider = c.in.rec.cpus;
          for (int cpu = c.in.rec.host.online_cpus - 1; cpu >= 0; --cpu)
@@ -184,8 +183,8 @@ const std::vector<Knob>& catalogue() {
       {"quieter-cpu",
        [](const Context& c, auto& out) {
          auto p = [&](const std::string& s) {
-           auto cat = category_of(s);
-           return machine_preemption(c, s) || cat == "irq" || cat == "softirq";
+           auto cat = sources::parse(s).category;
+           return machine_preemption(c, s) || cat == sources::kIrq || cat == sources::kSoftirq;
          };
          int cpu = quieter_cpu(c.in.rec);
          const auto& cpus = c.in.rec.cpus;
@@ -224,9 +223,8 @@ const std::vector<Knob>& catalogue() {
        }},
       {"nohz-full",
        [](const Context& c, auto& out) {
-         static const std::set<std::string> tick = {"irq:local_timer", "softirq:TIMER", "softirq:SCHED", "softirq:HRTIMER"};
          propose_if(c, out, "nohz-full", fmt::format("Stop the scheduler tick on CPU {} (nohz_full)", c.target),
-                    [](const std::string& s) { return tick.count(s) > 0; },
+                    [](const std::string& s) { return sources::is_tick(sources::parse(s)); },
                     kernel_cmdline("nohz_full=" + c.target), true,
                     "System calls and page faults cost a little more on that CPU; the tick only stops "
                     "while one task runs there.");
@@ -289,7 +287,7 @@ const std::vector<Knob>& catalogue() {
       {"smt-off",
        [](const Context& c, auto& out) {
          propose_if(c, out, "smt-off", "Turn SMT off, or keep the benchmark's sibling CPU idle",
-                    [](const std::string& s) { return category_of(s) == "smt"; },
+                    [](const std::string& s) { return sources::parse(s).category == sources::kSmt; },
                     {"echo off > /sys/devices/system/cpu/smt/control",
                      "cat /sys/devices/system/cpu/cpu" + std::to_string(c.in.rec.cpus.empty() ? 0 : c.in.rec.cpus.front()) +
                          "/topology/thread_siblings_list   # or isolate both siblings"},
@@ -307,7 +305,7 @@ const std::vector<Knob>& catalogue() {
       {"nmi-watchdog",
        [](const Context& c, auto& out) {
          propose_if(c, out, "nmi-watchdog", "Turn off the NMI watchdog",
-                    [](const std::string& s) { return category_of(s) == "nmi"; },
+                    [](const std::string& s) { return sources::parse(s).category == sources::kNmi; },
                     {"sysctl -w kernel.nmi_watchdog=0"}, false, "Hard lockups are no longer detected.");
        }},
       {"transparent-hugepages",
@@ -410,7 +408,7 @@ std::vector<Recommendation> recommend(const AdviceInput& in) {
     if (std::find(in.rec.cpus.begin(), in.rec.cpus.end(), cpu) == in.rec.cpus.end()) online.push_back(cpu);
   Context c{in, in.rec.cpus.empty() ? std::string("<cpu>") : sys::format_cpulist(in.rec.cpus),
             online.empty() ? std::string("<housekeeping cpus>") : sys::format_cpulist(online),
-            benchmark_comm(in.rec), {}, hex_mask(online)};
+            sources::benchmark_comm(in.rec.command), {}, hex_mask(online)};
   c.cmd = shell_command(in.rec.command);
   if (c.cmd.empty()) c.cmd = "./bench";
 

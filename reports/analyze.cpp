@@ -32,7 +32,7 @@ Analysis analyze(const RunRecord& rec) {
     return a;
   }
   a.matrix = collect_sources(rec);
-  a.attribution = attribute(a.matrix, benchmark_comm(rec));
+  a.attribution = attribute(a.matrix, sources::benchmark_comm(rec.command));
   a.patterns = detect_patterns(a.matrix);
   a.split = split_workload(rec, a.matrix, a.attribution);
   NarrativeInput story{rec, a.attribution, a.patterns, a.split};

@@ -81,7 +81,7 @@ std::vector<double> nonnegative_fit(const std::vector<std::vector<double>>& c, c
 }  // namespace
 
 double max_per_event_ns(const SourceSeries& s) {
-  if (s.name == "migration") return kMaxMigrationNs;
+  if (s.name == sources::kMigration) return kMaxMigrationNs;
   return s.major_faults ? kMaxMajorFaultNs : kMaxMinorFaultNs;
 }
 
@@ -213,13 +213,13 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
     const auto& src = m.sources[s];
     AttributedSource a;
     a.source = src.name;
-    a.group = group_of(src.name, bench_comm);
+    a.group = sources::group_of(sources::parse(src.name), bench_comm);
     a.share = point.valid ? point.shares[s] : 0.0;
     a.mean_count = stats::mean(src.count);
     a.max_ns = src.max_ns;
     a.detail = src.detail;
     if (src.kind == Kind::time) {
-      a.kind = src.name == "frequency" && m.frequency_modelled ? RowKind::model : RowKind::time;
+      a.kind = src.name == sources::kFrequency && m.frequency_modelled ? RowKind::model : RowKind::time;
       a.mean_time_ns = stats::mean(src.time_ns);
     } else {
       a.kind = RowKind::count;
@@ -238,7 +238,7 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
     res.rows.push_back(std::move(a));
   }
   AttributedSource u;
-  u.source = "unexplained";
+  u.source = sources::kUnexplained;
   u.group = Group::unexplained;
   u.kind = RowKind::remainder;
   u.share = point.valid ? point.unexplained : 0.0;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "reports/advice.h"
+#include "sources/vocabulary.h"
 #include "system/cpulist.h"
 
 namespace nw::report {
@@ -52,10 +53,11 @@ std::vector<AdviceGroup> advice_groups(const std::vector<Recommendation>& recs) 
   return groups;
 }
 
-// Stolen time per run: measured time-valued sources except the benchmark's own off-CPU and
-// fault time (blocking, fault), in attribution order so the charts' colours match the table.
-void chart_runs(const Analysis& a, ReportModel& m) {
-  auto stolen = [](const std::string& s) { return s != "blocking" && s != "fault"; };
+// Stolen time per run (sources/vocabulary.h, is_stolen: not the benchmark's own blocking,
+// contention or fault time), in attribution order so the charts' colours match the table.
+void chart_runs(const RunRecord& rec, const Analysis& a, ReportModel& m) {
+  const std::string bench_comm = sources::benchmark_comm(rec.command);
+  auto stolen = [&](const std::string& s) { return sources::is_stolen(sources::parse(s), bench_comm); };
   std::vector<std::string> stolen_names;
   for (const auto& row : a.attribution.rows)
     if (row.kind == RowKind::time && stolen(row.source)) stolen_names.push_back(row.source);
@@ -106,7 +108,7 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
   for (const auto& row : a.attribution.rows) m.sources.push_back(view_row(row));
   m.advice = advice_groups(a.recommendations);
   m.unavailable = rec.unavailable;
-  chart_runs(a, m);
+  chart_runs(rec, a, m);
   m.timeline = rec.timeline;
   return m;
 }

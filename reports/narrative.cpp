@@ -8,6 +8,7 @@
 
 #include "reports/sources.h"
 #include "reports/units.h"
+#include "sources/vocabulary.h"
 
 namespace nw::report {
 
@@ -22,7 +23,7 @@ std::string join_runs(const std::vector<int>& runs) {
   return s;
 }
 
-double share_of(const AttributionResult& a, const std::string& source) {
+double share_of(const AttributionResult& a, std::string_view source) {
   for (const auto& r : a.rows)
     if (r.source == source) return r.share;
   return 0;
@@ -60,15 +61,16 @@ std::string headline(const NarrativeInput& in) {
   const auto& a = in.attribution;
   if (!a.attributable) return lead + " — " + a.reason;
   const auto& top = a.rows.front();
-  std::string what = top.source == "unexplained"
+  std::string what = top.source == sources::kUnexplained
                          ? (in.rec.host.virtualized ? "sources noisewatch cannot see (on this VM, most likely the host)"
                                                     : "sources noisewatch cannot see (unexplained)")
-                         : describe_source(top.source);
+                         : sources::describe(top.source);
   std::string line = fmt::format("{} — {} of the variance comes from {}", lead, share_phrase(top), what);
   // A runner-up with a fifth of the variance or more is part of the story: name it too.
   if (a.rows.size() > 1 && a.rows[1].share >= 0.2)
     line += fmt::format(", {} from {}", share_phrase(a.rows[1]),
-                        a.rows[1].source == "unexplained" ? "sources it cannot see" : describe_source(a.rows[1].source));
+                        a.rows[1].source == sources::kUnexplained ? "sources it cannot see"
+                                                                  : sources::describe(a.rows[1].source));
   return line;
 }
 
@@ -94,26 +96,26 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
                             p.runs_needed > 200 ? " — too many: remove the noise first" : ""));
   for (const auto& o : p.outliers)
     w.push_back(fmt::format("Run {} is an outlier (modified z-score {:.1f}){}.", o.run, o.z,
-                            o.source.empty() ? std::string{} : ": mostly " + describe_source(o.source)));
+                            o.source.empty() ? std::string{} : ": mostly " + sources::describe(o.source)));
   if (p.bimodal.found)
     w.push_back(fmt::format("Bimodal: the runs form two clusters, {} and {} (slow runs: {}){}.",
                             format_duration(p.bimodal.fast_mean_ns), format_duration(p.bimodal.slow_mean_ns),
                             join_runs(p.bimodal.slow_runs),
                             p.bimodal.source.empty()
                                 ? std::string("; no measured source explains the gap")
-                                : fmt::format("; {} accounts for {} of the gap", describe_source(p.bimodal.source),
+                                : fmt::format("; {} accounts for {} of the gap", sources::describe(p.bimodal.source),
                                               format_share(std::min(p.bimodal.source_fraction, 1.0)))));
   if (p.drift.found)
     w.push_back(fmt::format("Drift: the runs get {} by {} from first to last (Mann-Kendall p = {:.2g}){}{}.",
                             p.drift.slope_ns_per_run > 0 ? "slower" : "faster",
                             format_percent(std::fabs(p.drift.total_fraction)), p.drift.p_value,
-                            p.drift.source.empty() ? std::string{} : ", following " + describe_source(p.drift.source),
+                            p.drift.source.empty() ? std::string{} : ", following " + sources::describe(p.drift.source),
                             p.drift.frequency_falling ? "; the frequency falls across the runs (thermal throttling?)" : ""));
   if (p.slow_first.found)
     w.push_back(fmt::format("The first measured run was {} slower than the others: caches, page cache or frequency "
                             "were still warming up; add warm-up runs.",
                             format_percent(p.slow_first.excess)));
-  double unexplained = share_of(a, "unexplained");
+  double unexplained = share_of(a, sources::kUnexplained);
   if (rec.host.virtualized)
     w.push_back(fmt::format("This is a virtual machine: host-side contention (other guests, the host's frequency "
                             "and SMT) is invisible from inside and lands in `unexplained`{}.",
@@ -127,14 +129,15 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
                             "time ({} of the variance). Fix seeds and inputs.",
                             format_percent(in.split.instructions_cv.value_or(0), 2),
                             format_share(*in.split.instructions_share)));
-  double blocking = share_of(a, "blocking");
+  double blocking = share_of(a, sources::kBlocking);
   if (a.attributable && blocking >= 0.05)
     w.push_back(fmt::format("{} of the variance is the benchmark's own blocking (I/O, sleeps, locks): the workload's "
                             "doing, not noise.",
                             format_share(blocking)));
   double contention = 0;
+  const std::string bench_comm = sources::benchmark_comm(rec.command);
   for (const auto& r : a.rows)
-    if (category_of(r.source) == "contention") contention += r.share;
+    if (sources::is_contention(sources::parse(r.source), bench_comm)) contention += r.share;
   if (a.attributable && contention >= 0.05)
     w.push_back(fmt::format("{} of the variance is the benchmark's own threads competing for its CPUs: the workload's "
                             "doing, not noise.",
@@ -142,7 +145,7 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
   for (const auto& r : a.rows) {
     // A count that follows the run time at an impossible cost per event is a chance correlation.
     if (!a.attributable || !r.fit || r.fit->plausible) continue;
-    auto what = describe_source(r.source);
+    auto what = sources::describe(r.source);
     if (!what.empty()) what[0] = char(std::toupper(static_cast<unsigned char>(what[0])));
     w.push_back(fmt::format("{} follow the run time, but the fitted cost ({} per event) is above what one can cost "
                             "({}): it gets no share, and that time stays unexplained.",

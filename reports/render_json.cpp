@@ -9,15 +9,6 @@ namespace nw::report {
 
 namespace {
 
-const char* group_name(Group g) {
-  switch (g) {
-    case Group::workload: return "workload";
-    case Group::unexplained: return "unexplained";
-    case Group::machine: break;
-  }
-  return "machine";
-}
-
 const char* kind_name(RowKind k) {
   switch (k) {
     case RowKind::model: return "model";
@@ -31,8 +22,9 @@ const char* kind_name(RowKind k) {
 Attribution record_row(const AttributedSource& a) {
   Attribution r{a.source, a.share, a.mean_time_ns, a.share_low, a.share_high, a.mean_count, a.max_ns, nullptr};
   nlohmann::json x = a.kind == RowKind::remainder ? nlohmann::json::object() : a.detail;
-  x["category"] = a.kind == RowKind::remainder ? "unexplained" : category_of(a.source);
-  x["group"] = group_name(a.group);
+  x["category"] =
+      a.kind == RowKind::remainder ? std::string(sources::kUnexplained) : sources::parse(a.source).category;
+  x["group"] = sources::group_name(a.group);
   x["kind"] = kind_name(a.kind);
   if (a.fit) {
     x["per_event_ns"] = a.fit->per_event_ns;

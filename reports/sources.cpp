@@ -8,10 +8,6 @@ namespace nw::report {
 
 namespace {
 
-// Sources the probes may only count. A record whose entries of one of them carry time (the
-// measured fault time of newer probes) makes it time-valued: see collect_sources.
-bool is_count_source(const std::string& s) { return s == "migration" || s == "fault"; }
-
 // Keeps the first value of each detail key; distinct pids are collected because a comm can be
 // several processes over the repetitions (e.g. one kworker per run).
 void merge_detail(nlohmann::json& into, const nlohmann::json& d) {
@@ -36,35 +32,6 @@ void merge_detail(nlohmann::json& into, const nlohmann::json& d) {
 
 }  // namespace
 
-std::string category_of(const std::string& source) {
-  auto colon = source.find(':');
-  return colon == std::string::npos ? source : source.substr(0, colon);
-}
-
-std::string name_of(const std::string& source) {
-  auto colon = source.find(':');
-  return colon == std::string::npos ? std::string{} : source.substr(colon + 1);
-}
-
-std::string benchmark_comm(const RunRecord& rec) {
-  if (rec.command.empty()) return {};
-  std::string c = rec.command.front();
-  auto slash = c.rfind('/');
-  if (slash != std::string::npos) c = c.substr(slash + 1);
-  return c.substr(0, 15);
-}
-
-Group group_of(const std::string& source, const std::string& bench_comm) {
-  if (source == "unexplained") return Group::unexplained;
-  if (source == "blocking" || source == "fault") return Group::workload;
-  // The benchmark's own threads competing for its CPUs is the workload's doing, not the OS's.
-  auto cat = category_of(source);
-  if (cat == "contention") return Group::workload;
-  // Older records named that `preemption:<benchmark comm>`.
-  if (cat == "preemption" && !bench_comm.empty() && name_of(source) == bench_comm) return Group::workload;
-  return Group::machine;
-}
-
 bool is_kernel_thread(const std::string& comm) {
   static const char* prefixes[] = {"kworker/", "ksoftirqd/", "migration/", "rcu_", "rcuo", "rcub/",
                                    "kthreadd", "irq/", "watchdog/", "cpuhp/", "idle_inject/",
@@ -74,25 +41,6 @@ bool is_kernel_thread(const std::string& comm) {
   for (const char* p : prefixes)
     if (comm.rfind(p, 0) == 0) return true;
   return false;
-}
-
-std::string describe_source(const std::string& source) {
-  auto cat = category_of(source), name = name_of(source);
-  if (cat == "preemption") return "preemption by " + name;
-  if (cat == "contention") return "the benchmark's own threads competing for its CPUs (" + name + ")";
-  if (source == "irq:local_timer") return "the timer tick (irq:local_timer)";
-  if (cat == "irq") return "IRQ " + name;
-  if (cat == "softirq") return "softirq " + name;
-  if (cat == "nmi") return "NMIs (" + name + ")";
-  if (cat == "smt") return name + " on the SMT sibling";
-  if (source == "wakeup:idle") return "waking the CPU from idle states";
-  if (source == "steal") return "hypervisor steal";
-  if (source == "frequency") return "CPU frequency changes";
-  if (source == "migration") return "migrations between CPUs";
-  if (source == "fault") return "page faults";
-  if (source == "blocking") return "the benchmark's own blocking (I/O, sleeps, waits outside it)";
-  if (source == "unexplained") return "sources the probes cannot see (unexplained)";
-  return source;
 }
 
 RunMatrix collect_sources(const RunRecord& rec) {
@@ -105,17 +53,20 @@ RunMatrix collect_sources(const RunRecord& rec) {
     m.wall_ns.push_back(double(r->wall_ns));
   }
 
+  const std::string bench_comm = sources::benchmark_comm(rec.command);
+  std::vector<std::vector<NoiseEntry>> entries;  // per measured run, steal_ns as an entry
+  for (const auto* r : runs) entries.push_back(r->all_noise());
   // A count source whose entries carry time anywhere in the record was measured as time.
   std::set<std::string> timed;
-  for (const auto* r : runs)
-    for (const auto& e : r->noise)
+  for (const auto& run : entries)
+    for (const auto& e : run)
       if (e.time_ns > 0) timed.insert(e.source);
-  std::map<std::string, SourceSeries> by_name;
+  std::map<std::string, SourceSeries, std::less<>> by_name;
   auto series = [&](const std::string& name) -> SourceSeries& {
     auto& s = by_name[name];
     if (s.name.empty()) {
       s.name = name;
-      s.kind = is_count_source(name) && !timed.count(name) ? Kind::count : Kind::time;
+      s.kind = sources::kind_of(sources::parse(name), timed.count(name) > 0);
       s.time_ns.assign(n, 0.0);
       s.count.assign(n, 0.0);
     }
@@ -124,47 +75,42 @@ RunMatrix collect_sources(const RunRecord& rec) {
   bool has_steal_entry = false, has_migration_entry = false, has_fault_entry = false,
        has_frequency_entry = false;
   for (size_t i = 0; i < n; ++i) {
-    for (const auto& e : runs[i]->noise) {
+    has_steal_entry |= runs[i]->find(std::string(sources::kSteal)) != nullptr;
+    for (const auto& e : entries[i]) {
       auto& s = series(e.source);
       // Several entries of one source in one run (e.g. migrations between different CPUs) add up.
       s.time_ns[i] += double(e.time_ns);
       s.count[i] += double(e.count);
       s.max_ns = std::max(s.max_ns, double(e.max_ns));
       merge_detail(s.detail, e.detail);
-      if (e.source == "fault" && e.detail.is_object() && e.detail.contains("major") &&
+      if (e.source == sources::kFault && e.detail.is_object() && e.detail.contains("major") &&
           e.detail["major"].is_number() && e.detail["major"].get<double>() > 0)
         s.major_faults = true;
-      has_steal_entry |= e.source == "steal";
-      has_migration_entry |= e.source == "migration";
-      has_fault_entry |= e.source == "fault";
-      has_frequency_entry |= e.source == "frequency";
+      has_migration_entry |= e.source == sources::kMigration;
+      has_fault_entry |= e.source == sources::kFault;
+      has_frequency_entry |= e.source == sources::kFrequency;
     }
   }
-  // Fall back on the per-run fields when the probes did not report these as noise entries.
+  // Fall back on the per-run fields when the probes did not report these as noise entries
+  // (steal: RunSample::all_noise above).
   auto any = [&](auto field) {
     return std::any_of(runs.begin(), runs.end(), [&](const RunSample* r) { return field(*r) > 0; });
   };
-  if (!has_steal_entry && any([](const RunSample& r) { return r.steal_ns; })) {
-    auto& s = series("steal");
-    for (size_t i = 0; i < n; ++i) {
-      s.time_ns[i] = double(runs[i]->steal_ns);
-      s.max_ns = std::max(s.max_ns, s.time_ns[i]);
-    }
-  }
   if (!has_migration_entry && any([](const RunSample& r) { return r.migrations; })) {
-    auto& s = series("migration");
+    auto& s = series(std::string(sources::kMigration));
     for (size_t i = 0; i < n; ++i) s.count[i] = double(runs[i]->migrations);
   }
   if (!has_fault_entry && any([](const RunSample& r) { return r.minor_faults + r.major_faults; })) {
-    auto& s = series("fault");
+    auto& s = series(std::string(sources::kFault));
     for (size_t i = 0; i < n; ++i) s.count[i] = double(runs[i]->minor_faults + runs[i]->major_faults);
   }
-  if (by_name.count("fault") && any([](const RunSample& r) { return r.major_faults; }))
-    by_name["fault"].major_faults = true;
-  if (!has_steal_entry && by_name.count("steal")) by_name["steal"].detail["from"] = "steal_ns";
+  if (auto f = by_name.find(sources::kFault); f != by_name.end() && any([](const RunSample& r) { return r.major_faults; }))
+    f->second.major_faults = true;
+  if (auto st = by_name.find(sources::kSteal); !has_steal_entry && st != by_name.end()) st->second.detail["from"] = "steal_ns";
 
   // Frequency model: the benchmark's own compute time B = T - stolen - blocking scales as 1/f
-  // (measured fault time is the benchmark's own kernel work: it scales too, so it stays in B),
+  // (measured fault time is the benchmark's own kernel work, and contention is time one of its
+  // tasks computed while another waited: both scale too, so they stay in B),
   // so at the fastest run's frequency f_ref it would have taken B * f / f_ref; the difference
   // B * (1 - f / f_ref) is time lost to running slower. Only when every run has a frequency.
   bool all_khz = n > 0 && std::all_of(runs.begin(), runs.end(), [](const RunSample* r) {
@@ -173,11 +119,13 @@ RunMatrix collect_sources(const RunRecord& rec) {
   if (!has_frequency_entry && all_khz) {
     double f_ref = 0;
     for (const auto* r : runs) f_ref = std::max(f_ref, *r->mean_khz);
-    auto& s = series("frequency");
+    auto& s = series(std::string(sources::kFrequency));
     for (size_t i = 0; i < n; ++i) {
       double other = 0;
       for (const auto& [name, src] : by_name)
-        if (src.kind == Kind::time && name != "frequency" && name != "fault") other += src.time_ns[i];
+        if (src.kind == Kind::time && name != sources::kFrequency &&
+            (name == sources::kBlocking || sources::is_stolen(sources::parse(name), bench_comm)))
+          other += src.time_ns[i];
       double busy = std::max(0.0, m.wall_ns[i] - other);
       s.time_ns[i] = busy * (1.0 - *runs[i]->mean_khz / f_ref);
       s.count[i] = 0;

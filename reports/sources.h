@@ -7,17 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "record/run_record.h"
+#include "sources/vocabulary.h"
 
 namespace nw::report {
 
-// How a source's per-run value turns into time.
-enum class Kind {
-  time,   // the probes measured the time it took (preemption, irq, steal, fault in new records, ...)
-  count,  // only events are counted (migration; fault in older records): cost per event is estimated
-};
-
-// Who is responsible for a source's variance.
-enum class Group { machine, workload, unexplained };
+// What the source names mean is the vocabulary's (src/sources/): the report engine reads it.
+using sources::Group;
+using sources::Kind;
 
 struct SourceSeries {
   std::string name;
@@ -43,14 +39,6 @@ struct RunMatrix {
 
 RunMatrix collect_sources(const RunRecord& rec);
 
-std::string category_of(const std::string& source);  // "preemption:x" -> "preemption"
-std::string name_of(const std::string& source);      // "preemption:x" -> "x"
-// The benchmark's own comm as the kernel truncates it (15 chars), to recognise its own threads.
-std::string benchmark_comm(const RunRecord& rec);
-Group group_of(const std::string& source, const std::string& bench_comm);
-// Human phrase for headlines: "preemption by stress-ng", "IRQ virtio1-req.0", ...
-// A `contention:` source is the benchmark's own threads and is never called preemption.
-std::string describe_source(const std::string& source);
 // Kernel threads cannot be stopped; they are moved or isolated instead.
 bool is_kernel_thread(const std::string& comm);
 

@@ -3,13 +3,14 @@
 #include <algorithm>
 
 #include "agent/exposition.h"
+#include "sources/vocabulary.h"
 
 namespace nw::agent {
 
 std::pair<std::string, std::string> split_source(std::string_view source) {
-  auto colon = source.find(':');
-  if (colon == std::string_view::npos) return {std::string(source), std::string(source)};
-  return {std::string(source.substr(0, colon)), std::string(source.substr(colon + 1))};
+  auto id = sources::parse(source);
+  if (id.name.empty()) id.name = id.category;  // a bare source is its own series: {steal, steal}
+  return {std::move(id.category), std::move(id.name)};
 }
 
 NoiseLedger::NoiseLedger(size_t top_n) : top_n_(top_n) {}
@@ -55,7 +56,8 @@ void NoiseLedger::add(const std::vector<NoiseSample>& window) {
     } else {
       // A real source literally named "other" lands in the bucket of the same name: same meaning.
       target = &state.other[category];
-      if (name != kOtherSource && state.folded.size() < kFoldedTracked) state.folded.insert(category + ":" + name);
+      if (name != kOtherSource && state.folded.size() < kFoldedTracked)
+        state.folded.insert(sources::format(category, name));
     }
     target->events += counts.events;
     target->time_ns += counts.time_ns;

@@ -8,15 +8,11 @@
 
 #include "compare/cpu_time.h"
 #include "compare/noise_diff.h"
+#include "sources/vocabulary.h"
 
 namespace nw::compare {
 
 namespace {
-
-std::string after_colon(const std::string& s) {
-  auto colon = s.find(':');
-  return colon == std::string::npos ? std::string{} : s.substr(colon + 1);
-}
 
 std::string join_phrases(const std::vector<std::string>& parts) {
   if (parts.empty()) return {};
@@ -34,13 +30,10 @@ struct Phrase {
 };
 
 Phrase phrase_for(const NoiseChange& c, bool more) {
-  std::string category = c.source.substr(0, c.source.find(':'));
-  std::string name = after_colon(c.source);
-  if (category == "preemption") return {more, category, "preemption by ", "", {name}};
-  if (category == "irq") return {more, category, "IRQ time from ", "", {name}};
-  if (category == "smt") return {more, category, "SMT-sibling load from ", "", {name}};
-  if (category == "softirq") return {more, category, "", " softirq time", {name}};
-  return {more, c.source, describe_source(c.source), "", {}};
+  auto id = sources::parse(c.source);
+  auto d = sources::description(id);
+  if (d.name.empty()) return {more, c.source, d.text(), "", {}};
+  return {more, id.category, d.lead, d.tail, {d.name}};
 }
 
 // "more preemption by X and Y and more IRQ time from Z", at most three sources named, the rest
@@ -169,22 +162,6 @@ std::string cpu_sentence(const BenchmarkComparison& c, const Options& o) {
 }
 
 }  // namespace
-
-std::string describe_source(const std::string& source) {
-  std::string category = source.substr(0, source.find(':'));
-  std::string name = after_colon(source);
-  if (category == "preemption") return "preemption by " + name;
-  if (category == "irq") return "IRQ time from " + name;
-  if (category == "softirq") return name + " softirq time";
-  if (category == "nmi") return name.empty() || name == "nmi" ? "NMI time" : "NMI time from " + name;
-  if (category == "smt") return "SMT-sibling load from " + name;
-  if (source == "steal") return "hypervisor steal";
-  if (source == "frequency") return "frequency loss";
-  if (source == "migration") return "migrations";
-  if (source == "fault") return "page faults";
-  if (source == "blocking") return "blocking";
-  return "noise from " + source;
-}
 
 double explained_points(const BenchmarkComparison& c) {
   bool changed = c.timing.verdict == Verdict::slower || c.timing.verdict == Verdict::faster;

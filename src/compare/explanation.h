@@ -7,9 +7,6 @@
 
 namespace nw::compare {
 
-// "preemption:stress-ng" -> "preemption by stress-ng", "irq:nvme0q3" -> "IRQ time from nvme0q3".
-std::string describe_source(const std::string& source);
-
 // Sum of the material noise changes that point the same way as the timing change (points of
 // BASE's median); 0 when the timing did not change or there is no noise data.
 double explained_points(const BenchmarkComparison& c);

@@ -55,7 +55,7 @@ struct NoiseChange {
   double base_mean_count = 0, new_mean_count = 0;
   double p_value = 1;            // Mann-Whitney on the per-run times (counts for count-only sources)
   bool significant = false;      // after Holm correction across all sources of the benchmark
-  bool stolen = true;            // false for "blocking" (chosen off-CPU time) and "unexplained"
+  bool stolen = true;            // sources::is_stolen: false for the workload's own (blocking, contention, faults)
 };
 
 struct BenchmarkComparison {

@@ -13,13 +13,9 @@ namespace nw::compare {
 std::vector<NoiseChange> diff_noise(const RunRecord& base, const RunRecord& next, double base_median_ns,
                                     double alpha);
 
-// Wall time minus the time noise sources took from each measured run (blocking excluded):
-// what the benchmark would have taken undisturbed, as far as the probes saw.
+// Wall time minus the time noise stole from each measured run (RunSample::stolen_ns): what the
+// benchmark would have taken undisturbed, as far as the probes saw.
 std::vector<double> undisturbed_times(const RunRecord& rec);
-
-// "blocking" is time the benchmark chose to be off-CPU and "unexplained" (if a report carries it)
-// is a residual, not a source: neither explains a timing change as noise.
-bool identified_stolen(const std::string& source);
 
 // A change counts in the explanation when it is significant and at least this many points.
 inline constexpr double kMaterialPoints = 0.1;

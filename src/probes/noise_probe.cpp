@@ -24,6 +24,8 @@
 #include "cli/errors.h"
 #include "noise.skel.h"
 #include "probes/source_names.h"
+#include "sources/kernel_names.h"
+#include "sources/vocabulary.h"
 #include "system/host_info.h"
 #include "system/cpulist.h"
 #include "system/interrupts.h"
@@ -113,18 +115,18 @@ struct NoiseProbe::Impl {
 
   std::string irq_source(uint32_t irq) {
     if (!irqs.find_irq(int(irq))) irqs = sys::read_interrupts();
-    return "irq:" + sys::irq_name(irqs, int(irq));
+    return sources::format(sources::kIrq, sys::irq_name(irqs, int(irq)));
   }
 
   NoiseEvent name_event(const nw_noise_key& key) {
     NoiseEvent e;
     switch (key.kind) {
       case NW_KIND_PREEMPT:
-        e.source = "preemption:" + key_comm(key);
+        e.source = sources::format(sources::kPreemption, key_comm(key));
         e.detail = {{"pid", key.id}};
         break;
       case NW_KIND_CONTENTION:
-        e.source = "contention:" + key_comm(key);
+        e.source = sources::format(sources::kContention, key_comm(key));
         e.detail = {{"pid", key.id}};
         break;
       case NW_KIND_IRQ:
@@ -132,33 +134,33 @@ struct NoiseProbe::Impl {
         e.detail = {{"irq", key.id}};
         break;
       case NW_KIND_VECTOR:
-        e.source = std::string("irq:") + vector_name(key.id);
+        e.source = sources::format(sources::kIrq, sources::vector_name(key.id));
         break;
       case NW_KIND_SOFTIRQ:
-        e.source = std::string("softirq:") + softirq_name(key.id);
+        e.source = sources::format(sources::kSoftirq, sources::softirq_name(key.id));
         break;
       case NW_KIND_NMI:
-        e.source = "nmi:" + nmi_name(key);
+        e.source = sources::format(sources::kNmi, nmi_name(key));
         break;
       case NW_KIND_SMT:
-        e.source = "smt:" + key_comm(key);
+        e.source = sources::format(sources::kSmt, key_comm(key));
         e.detail = {{"pid", key.id}};
         break;
       case NW_KIND_BLOCK:
-        e.source = "blocking";
+        e.source = sources::kBlocking;
         break;
       case NW_KIND_MIGRATE:
-        e.source = "migration";
+        e.source = sources::kMigration;
         e.detail = {{"from", key.id >> 16}, {"to", key.id & 0xffff}};
         break;
       case NW_KIND_WAKEUP_IDLE:
-        e.source = "wakeup:idle";
+        e.source = sources::format(sources::kWakeup, "idle");
         break;
       case NW_KIND_FAULT:
-        e.source = "fault";
+        e.source = sources::kFault;
         break;
       case NW_KIND_STEAL:
-        e.source = "steal";
+        e.source = sources::kSteal;
         break;
       default:
         e.source = fmt::format("unknown:{}", key.kind);

@@ -11,16 +11,24 @@
 
 #include <fmt/format.h>
 
+#include "sources/vocabulary.h"
 #include "stats/descriptive.h"
 
 namespace nw {
 
 using nlohmann::json;
 
-uint64_t RunSample::stolen_ns() const {
+std::vector<NoiseEntry> RunSample::all_noise() const {
+  std::vector<NoiseEntry> out = noise;
+  if (steal_ns > 0 && !find(std::string(sources::kSteal)))
+    out.push_back({std::string(sources::kSteal), 0, steal_ns, steal_ns, nullptr});  // time, no events counted
+  return out;
+}
+
+uint64_t RunSample::stolen_ns(std::string_view bench_comm) const {
   uint64_t s = 0;
-  for (const auto& e : noise)
-    if (e.source != "blocking" && !e.source.starts_with("contention:")) s += e.time_ns;
+  for (const auto& e : all_noise())
+    if (sources::is_stolen(sources::parse(e.source), bench_comm)) s += e.time_ns;
   return s;
 }
 

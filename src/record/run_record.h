@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -76,9 +77,13 @@ struct RunSample {
   std::optional<int> window, process_run;
   nlohmann::json label = nullptr;  // the window's label (integer, or text from the marker fd)
 
-  // Sum of time_ns over sources that take time while the benchmark wants to run: everything but
-  // the workload's own blocking and contention (its tasks keeping each other waiting).
-  uint64_t stolen_ns() const;
+  // The run's sources as the analyses read them: its noise entries, plus a `steal` entry from
+  // steal_ns when there is none (records written before the runner made steal an entry).
+  std::vector<NoiseEntry> all_noise() const;
+  // The time noise stole from this run (sources/vocabulary.h, is_stolen): everything but the
+  // workload's own blocking, contention and page faults. `bench_comm` (sources::benchmark_comm)
+  // recognises the benchmark's own tasks in older records, which called them preemption.
+  uint64_t stolen_ns(std::string_view bench_comm = {}) const;
   // The benchmark's own CPU time: cpu_ns less the interrupt time in it where the probe measured
   // it, else getrusage()'s user + sys (older records).
   uint64_t own_cpu_ns() const;

@@ -22,6 +22,7 @@
 #include "runner/timeline_session.h"
 #include "runner/window_session.h"
 #include "runner/window_split.h"
+#include "sources/vocabulary.h"
 #include "system/cpulist.h"
 #include "system/host_info.h"
 
@@ -153,21 +154,22 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     if (!probe.measures_steal()) s.steal_ns = read_steal_ns(plan.cpus) - steal0;
     s.noise = merge_noise(events);
     for (const auto& e : s.noise) {
-      if (e.source == "migration") s.migrations = e.count;
-      if (e.source == "blocking") s.blocking_ns = e.time_ns;
+      if (e.source == sources::kMigration) s.migrations = e.count;
+      if (e.source == sources::kBlocking) s.blocking_ns = e.time_ns;
     }
     // Faults: measured CPU time when the probe traces them (count: faults handled after the
     // execve), else getrusage's count alone (its cost is then estimated by the report).
     nlohmann::json fault_detail = {{"minor", s.minor_faults}, {"major", s.major_faults}};
-    if (auto it = std::find_if(s.noise.begin(), s.noise.end(), [](const NoiseEntry& e) { return e.source == "fault"; });
+    if (auto it = std::find_if(s.noise.begin(), s.noise.end(),
+                               [](const NoiseEntry& e) { return e.source == sources::kFault; });
         it != s.noise.end())
       it->detail = fault_detail;
     else if (s.minor_faults + s.major_faults)
-      s.noise.push_back({"fault", s.minor_faults + s.major_faults, 0, 0, fault_detail});
+      s.noise.push_back({std::string(sources::kFault), s.minor_faults + s.major_faults, 0, 0, fault_detail});
     if (probe.measures_steal()) {
-      if (const NoiseEntry* e = s.find("steal")) s.steal_ns = e->time_ns;
+      if (const NoiseEntry* e = s.find(std::string(sources::kSteal))) s.steal_ns = e->time_ns;
     } else if (s.steal_ns) {
-      s.noise.push_back({"steal", 1, s.steal_ns, s.steal_ns, {{"from", "/proc/stat"}}});
+      s.noise.push_back({std::string(sources::kSteal), 1, s.steal_ns, s.steal_ns, {{"from", "/proc/stat"}}});
     }
     double khz_ns = 0, ns = 0;
     for (size_t k = 0; k < plan.cpus.size(); ++k) {

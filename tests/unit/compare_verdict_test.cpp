@@ -9,6 +9,7 @@
 #include "compare/explanation.h"
 #include "compare/host_diff.h"
 #include "compare/noise_diff.h"
+#include "sources/vocabulary.h"
 
 namespace nw::compare {
 namespace {
@@ -176,7 +177,7 @@ NoiseChange change(const char* source, double points, bool significant) {
   n.change_points = points;
   n.change_ns = points * 1e4;  // BASE median 1 ms
   n.significant = significant;
-  n.stolen = identified_stolen(source);
+  n.stolen = sources::is_stolen(sources::parse(source), "bench");
   n.p_value = significant ? 0.001 : 0.5;
   return n;
 }
@@ -208,7 +209,7 @@ TEST(CompareVerdict, SourcesOfOneCategoryAreNamedTogether) {
 TEST(CompareVerdict, NoiseFallingWhileSlowerPointsAtTheCode) {
   auto c = slower_by_four_percent({change("irq:local_timer", -0.5, true), change("blocking", 2.0, true)});
   std::string s = explain(c, Options{});  // blocking is the benchmark's own choice, not noise
-  EXPECT_TRUE(contains(s, "the noise moved the other way (less IRQ time from local_timer)")) << s;
+  EXPECT_TRUE(contains(s, "the noise moved the other way (less timer-tick time (irq:local_timer))")) << s;
   EXPECT_TRUE(contains(s, "the slowdown is in the benchmark")) << s;
 }
 
@@ -225,13 +226,18 @@ TEST(CompareVerdict, UnchangedTimingWithChangedNoiseSaysSo) {
   EXPECT_TRUE(contains(s, "but the noise changed (more preemption by cc1plus in NEW)")) << s;
 }
 
-TEST(CompareVerdict, SourceDescriptions) {
-  EXPECT_EQ(describe_source("preemption:kworker/1:2"), "preemption by kworker/1:2");
-  EXPECT_EQ(describe_source("irq:nvme0q3"), "IRQ time from nvme0q3");
-  EXPECT_EQ(describe_source("softirq:NET_RX"), "NET_RX softirq time");
-  EXPECT_EQ(describe_source("nmi:nmi"), "NMI time");
-  EXPECT_EQ(describe_source("steal"), "hypervisor steal");
-  EXPECT_EQ(describe_source("weird"), "noise from weird");
+TEST(CompareVerdict, TheWorkloadsOwnChangesExplainNothing) {
+  // Contention and fault time moved with the slowdown, but they are the benchmark's own doing.
+  auto c = slower_by_four_percent({change("contention:worker", 3.0, true), change("fault", 1.0, true)});
+  EXPECT_DOUBLE_EQ(c.noise_explained_points, 0.0);
+  std::string s = explain(c, Options{});
+  EXPECT_TRUE(contains(s, "the noise profile is the same: the slowdown is in the benchmark")) << s;
+}
+
+TEST(CompareVerdict, SoftirqsOfOneKindAreNamedTogether) {
+  auto c = slower_by_four_percent({change("softirq:NET_RX", 2.0, true), change("softirq:TIMER", 1.0, true)});
+  std::string s = explain(c, Options{});
+  EXPECT_TRUE(contains(s, "coincide with more NET_RX and TIMER softirq time on CPU 2")) << s;
 }
 
 }  // namespace

@@ -74,6 +74,18 @@ TEST(ReportAdvice, MovesTheNamedIrqByNumber) {
   EXPECT_EQ(find_rec(rec, "nohz-full"), nullptr);  // a device IRQ is not the tick
 }
 
+TEST(ReportAdvice, ApicVectorsAreNotDeviceIrqs) {
+  // A CPU's own vector (spurious, thermal, ...) cannot be moved with smp_affinity or irqaffinity.
+  auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
+    r.noise.push_back(test::time_entry("irq:spurious", (i % 4) * 3e6));
+  });
+  rec = test::analyzed(rec);
+  EXPECT_EQ(find_rec(rec, "move-irq:spurious"), nullptr);
+  EXPECT_EQ(find_rec(rec, "irqaffinity"), nullptr);
+  EXPECT_EQ(find_rec(rec, "irqbalance"), nullptr);
+  EXPECT_NE(find_rec(rec, "quieter-cpu"), nullptr);  // it is still the CPU's noise
+}
+
 TEST(ReportAdvice, IrqWithoutNumberSaysHowToFindIt) {
   auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
     r.noise.push_back(test::time_entry("irq:eth0-rx-1", (i % 4) * 3e6));

@@ -42,15 +42,20 @@ TEST(ReportVocabulary, ContentionIsTheWorkloadsOwnDoing) {
 }
 
 TEST(ReportVocabulary, OldRecordsOwnPreemptionIsStillTheWorkloads) {
-  EXPECT_EQ(report::group_of("preemption:bench", "bench"), report::Group::workload);
-  EXPECT_EQ(report::group_of("preemption:stress-ng", "bench"), report::Group::machine);
-  EXPECT_EQ(report::group_of("contention:worker-3", "bench"), report::Group::workload);  // any of its threads
+  // (The rule itself: tests/unit/sources_vocabulary_test.cpp.)
   auto rec = test::synthetic_record(30, 0.3e6, [](int i, RunSample& r, auto&) {
     r.noise.push_back(test::time_entry("preemption:bench", (i % 3) * 4e6, 40));
   });
   rec = test::analyzed(rec);
+  EXPECT_EQ(row(rec, "preemption:bench").extra["group"], "workload");
   EXPECT_NE(find_rec(rec, "more-cpus"), nullptr);
   EXPECT_EQ(find_rec(rec, "stop-process:bench"), nullptr);
+  // Not stolen time: the charts leave it out, and the warning calls it the workload's own threads.
+  auto html = report::render(rec, report::Format::html, false);
+  EXPECT_EQ(html.find("<rect class=\"stolen\""), std::string::npos);
+  bool said = false;
+  for (const auto& w : rec.warnings) said |= w.find("own threads competing for its CPUs: the workload's doing") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 TEST(ReportVocabulary, BlockingIsTheWorkloadsAndBoundedByWall) {

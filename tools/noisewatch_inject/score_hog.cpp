@@ -6,6 +6,7 @@
 #include <set>
 
 #include "reports/sources.h"
+#include "sources/vocabulary.h"
 #include "stats/descriptive.h"
 #include "tools/noisewatch_inject/score.h"
 
@@ -37,11 +38,11 @@ void hog_rules(const ScoreInput& in, Scorecard& card) {
   common_rules(in, card, true, {kHog, "contention:"});
   const auto* top = in.top();
   // The first row that is neither unexplained nor the workload's own doing.
-  const std::string comm = report::benchmark_comm(in.rec);
+  const std::string comm = sources::benchmark_comm(in.rec.command);
   const Attribution* machine = nullptr;
   double own = 0;
   for (const auto& a : in.rec.attribution) {
-    auto g = report::group_of(a.source, comm);
+    auto g = sources::group_of(sources::parse(a.source), comm);
     if (g == report::Group::workload) own += a.share;
     if (g == report::Group::machine && !machine) machine = &a;
   }
@@ -92,13 +93,13 @@ void no_blocking_rule(const ScoreInput& in, Scorecard& card) {
 // `helpers`: the short-lived processes the scenario's wrappers fork, too brief to be seen.
 std::set<std::string> own_comms(const ScoreInput& in, std::initializer_list<const char*> helpers) {
   std::set<std::string> own(helpers.begin(), helpers.end());
-  own.insert(report::benchmark_comm(in.rec));
+  own.insert(sources::benchmark_comm(in.rec.command));
   for (const auto& [idx, t] : in.truth.reps)
     if (t.contains("own_comms"))
       for (const auto& c : t["own_comms"]) own.insert(c.get<std::string>());
   for (const auto& r : in.rec.runs)
     for (const auto& n : r.noise)
-      if (report::category_of(n.source) == "contention") own.insert(report::name_of(n.source));
+      if (auto id = sources::parse(n.source); id.category == sources::kContention) own.insert(id.name);
   own.erase("");
   return own;
 }
@@ -107,7 +108,7 @@ std::set<std::string> own_comms(const ScoreInput& in, std::initializer_list<cons
 void no_self_preemption_rule(const ScoreInput& in, Scorecard& card, const std::set<std::string>& own) {
   std::set<std::string> seen;
   auto check = [&](const std::string& source) {
-    if (report::category_of(source) == "preemption" && own.count(report::name_of(source))) seen.insert(source);
+    if (auto id = sources::parse(source); id.category == sources::kPreemption && own.count(id.name)) seen.insert(source);
   };
   for (const auto& r : in.rec.runs)
     for (const auto& n : r.noise) check(n.source);
@@ -163,7 +164,7 @@ int score_threads_one_cpu(const ScoreInput& in) {
   no_self_preemption_rule(in, card, own);
 
   // Contention: present in every measured run, and about twice the shorter worker's CPU time.
-  const std::string contention = "contention:" + report::benchmark_comm(in.rec);
+  const std::string contention = sources::format(sources::kContention, sources::benchmark_comm(in.rec.command));
   std::vector<double> ratios;
   bool present = !in.runs.empty(), near = !in.runs.empty();
   char buf[400];
@@ -192,7 +193,8 @@ int score_threads_one_cpu(const ScoreInput& in) {
   std::string removers;
   for (const auto& rec : in.rec.recommendations)
     for (const auto& a : rec.addresses)
-      if (report::category_of(a) == "contention" && rec.id != "more-cpus") removers += " " + rec.id + "(" + a + ")";
+      if (sources::parse(a).category == sources::kContention && rec.id != "more-cpus")
+        removers += " " + rec.id + "(" + a + ")";
   card.rule("no recommendation but more-cpus addresses a contention source" +
                 (removers.empty() ? std::string() : "; found:" + removers),
             removers.empty());

@@ -1,0 +1,109 @@
+// The noise-source vocabulary: what a source name means, in one place. A source is named
+// `category:name` ("preemption:kworker/1:2", "irq:virtio1-req.0") or by its category alone
+// ("steal"); docs/contracts.md "Source names" lists them. The probe and the runner write names
+// with format(); the report engine, compare, check and the agent read them with parse() and ask
+// this module what they mean: description, group, time or count, stolen or not.
+//
+// Add a noise source:
+//   1. The kernel side: a value of `enum nw_kind` in bpf/noise.h and the code in bpf/noise.bpf.c
+//      that charges it (or, for a figure read from /proc, its reading in src/runner/session.cpp).
+//   2. The probe's naming: a case in name_event() (src/probes/noise_probe.cpp) that builds the
+//      name with format(kYourCategory, name); kernel-side names (vectors, softirqs) go into
+//      kernel_names.cpp.
+//   3. One entry here: a category constant below and its row in kCategories (vocabulary.cpp):
+//      its group, whether the probes can only count it, and its description. Then its row in
+//      docs/contracts.md "Source names" (tests/unit/sources_vocabulary_test.cpp fails for a
+//      category listed there that this module does not know).
+// That is all: attribution, charts, headlines and warnings (reports/), the noise diff and its
+// explanation (compare), check's gap attribution and the agent's series take it from here. A knob
+// that removes the new source (reports/advice.cpp) is optional advice, not needed to report it.
+#pragma once
+#include <compare>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nw::sources {
+
+// The categories. The first seven are `category:name`; the others are bare words.
+inline constexpr std::string_view kPreemption = "preemption";  // another task ran instead (name: its comm)
+inline constexpr std::string_view kContention = "contention";  // one of the benchmark's own tasks did (its comm)
+inline constexpr std::string_view kWakeup = "wakeup";          // "wakeup:idle": an idle CPU waking up for it
+inline constexpr std::string_view kIrq = "irq";                // hard IRQ (action name) or APIC vector
+inline constexpr std::string_view kSoftirq = "softirq";        // softirq vector, upper case
+inline constexpr std::string_view kNmi = "nmi";                // NMI handler, or "nmi"
+inline constexpr std::string_view kSmt = "smt";                // the comm of the task on the SMT sibling
+inline constexpr std::string_view kBlocking = "blocking";      // none of the benchmark's tasks ran or was runnable
+inline constexpr std::string_view kSteal = "steal";            // hypervisor steal (/proc/stat)
+inline constexpr std::string_view kFrequency = "frequency";    // time lost to a lower CPU frequency (modelled)
+inline constexpr std::string_view kMigration = "migration";    // moves between CPUs (counted)
+inline constexpr std::string_view kFault = "fault";            // page faults (timed where the kernel allows)
+inline constexpr std::string_view kUnexplained = "unexplained";  // the attribution's remainder, no probe's
+
+struct SourceId {
+  std::string category;
+  std::string name;  // empty for a bare source
+  auto operator<=>(const SourceId&) const = default;
+};
+
+// "irq:virtio1-req.0" -> {"irq", "virtio1-req.0"}. Split at the first colon: names may hold
+// colons ("preemption:kworker/1:2"). "steal" -> {"steal", ""}.
+SourceId parse(std::string_view source);
+// The inverse: "category:name", or the category alone when the name is empty.
+std::string format(std::string_view category, std::string_view name = {});
+std::string format(const SourceId& id);
+
+// Whether a category is in the vocabulary (docs/contracts.md), and all of them. Unknown ones (a
+// newer probe's, a foreign record's) are still read: machine noise, time-valued, described by
+// their own name.
+bool known_category(std::string_view category);
+std::vector<std::string_view> known_categories();
+
+// Who is responsible for a source's time.
+enum class Group {
+  machine,      // noise: the OS, the hardware or the hypervisor took time the benchmark wanted
+  workload,     // the benchmark's own doing: blocking, contention, its page faults
+  unexplained,  // what the probes cannot see (on a VM, most likely the host)
+};
+// Its name in the JSON reports: "machine", "workload", "unexplained".
+std::string_view group_name(Group g);
+
+// The benchmark's comm as the kernel truncates it (the first 15 characters of argv[0]'s base
+// name), to recognise its own tasks in records that named them by comm. "" for no command.
+std::string benchmark_comm(const std::vector<std::string>& command);
+
+// The benchmark's own tasks keeping each other waiting: `contention:*`, and in records written
+// before that category existed, `preemption:<the benchmark's comm>`.
+bool is_contention(const SourceId& id, std::string_view bench_comm);
+
+Group group_of(const SourceId& id, std::string_view bench_comm);
+
+// Whether a source's time was measured or only its events counted. The probes can only count
+// migrations, and page faults where the kernel does not let them time the fault; such a source is
+// time-valued exactly when its entries carry time (`carries_time`), as faults do where measured.
+enum class Kind { time, count };
+Kind kind_of(const SourceId& id, bool carries_time);
+
+// Stolen time, the one definition: time a source took from the benchmark while it wanted to run,
+// by something other than the benchmark itself — the time of machine sources. Not blocking (it
+// did not want to run), not contention nor measured fault time (its own doing), not `unexplained`
+// (a remainder, not a source). RunSample::stolen_ns() sums it over a run.
+bool is_stolen(const SourceId& id, std::string_view bench_comm);
+
+// The scheduler tick's own sources: the local timer and the softirqs it raises.
+bool is_tick(const SourceId& id);
+
+// A source in words: a noun phrase for "comes from …", "mostly …" and, for the machine's sources
+// (the ones compare names as noise), "more …"/"less …": "preemption by stress-ng", "IRQ time from
+// nvme0q3", "NET_RX softirq time", "hypervisor steal".
+// Named sources of one category share lead and tail, so several read as one phrase:
+// lead + "A, B and C" + tail. A source described as a whole has an empty name.
+struct Description {
+  std::string lead, name, tail;
+  std::string text() const { return lead + name + tail; }
+};
+Description description(const SourceId& id);
+std::string describe(const SourceId& id);
+std::string describe(std::string_view source);  // describe(parse(source))
+
+}  // namespace nw::sources
