@@ -1,18 +1,65 @@
 // Format names and the dispatch from a record to one renderer.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "reports/model.h"
 #include "reports/report.h"
 
 namespace nw::report {
 
+namespace {
+
+// One row per name --format accepts: a format's own name first, then its aliases.
+struct FormatName {
+  const char* name;
+  Format format;
+  bool alias = false;
+};
+constexpr FormatName kFormatNames[] = {
+    {"text", Format::text},         {"json", Format::json}, {"markdown", Format::markdown},
+    {"md", Format::markdown, true}, {"html", Format::html},
+};
+
+std::vector<std::string> own_names() {
+  std::vector<std::string> out;
+  for (const auto& n : kFormatNames)
+    if (!n.alias) out.push_back(n.name);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Format> all_formats() {
+  std::vector<Format> out;
+  for (const auto& n : kFormatNames)
+    if (!n.alias) out.push_back(n.format);
+  return out;
+}
+
+std::vector<std::string> format_names() {
+  std::vector<std::string> out;
+  for (const auto& n : kFormatNames) out.push_back(n.name);
+  return out;
+}
+
+std::string format_choices() {
+  auto names = own_names();
+  names.front() += " (default)";
+  return fmt::format("{}", fmt::join(names, " | "));
+}
+
+std::string format_list() {
+  auto names = own_names();
+  std::string last = names.back();
+  names.pop_back();
+  return fmt::format("{} or {}", fmt::join(names, ", "), last);
+}
+
 Format parse_format(const std::string& name) {
-  if (name == "text") return Format::text;
-  if (name == "json") return Format::json;
-  if (name == "markdown" || name == "md") return Format::markdown;
-  if (name == "html") return Format::html;
-  throw Error(fmt::format("unknown report format '{}': use text, json, markdown or html", name));
+  for (const auto& n : kFormatNames)
+    if (name == n.name) return n.format;
+  throw Error(fmt::format("unknown report format '{}': use {}", name, format_list()));
 }
 
 std::string render(const RunRecord& rec, const Analysis& a, Format f, bool color) {

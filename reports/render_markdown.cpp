@@ -1,23 +1,13 @@
 // Markdown to paste into a pull request or an issue (GitHub-flavoured tables).
 #include <fmt/format.h>
 
+#include "common/markdown.h"
 #include "reports/model.h"
 #include "reports/units.h"
 
 namespace nw::report {
 
 namespace {
-
-// Table cells must not break the table: pipes escaped, newlines flattened.
-std::string cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
 
 std::string interval(const SourceRow& r) {
   if (!r.share_low || !r.share_high) return "";
@@ -72,7 +62,7 @@ std::string render_markdown(const ReportModel& m) {
     line("| source | share of variance | 95 % interval | time/run | % of run | count/run | max |");
     line("|---|---:|---:|---:|---:|---:|---:|");
     for (const auto& r : m.sources)
-      line(fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |", cell(r.source),
+      line(fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |", markdown_cell(r.source),
                        m.attributable ? format_share(r.share) : "–", interval(r), time(r),
                        r.timed && !r.inconsistent ? format_percent(r.pct_of_run, 2) : "",
                        !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",

@@ -3,6 +3,7 @@
 // its analysis into one output format. Everything else in reports/ is an implementation detail.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "record/run_record.h"
 #include "reports/analysis.h"
@@ -11,6 +12,15 @@ namespace nw::report {
 
 enum class Format { text, json, markdown, html };
 
+// The formats and their names live in one table (render.cpp); everything else asks it.
+// Every format, in --help order.
+std::vector<Format> all_formats();
+// Every name --format accepts: each format's own name, and aliases ("md").
+std::vector<std::string> format_names();
+// The formats' own names for --help: "text (default) | json | markdown | html", and for a
+// sentence: "text, json, markdown or html".
+std::string format_choices();
+std::string format_list();
 // Throws nw::Error for an unknown name.
 Format parse_format(const std::string& name);
 

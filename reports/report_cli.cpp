@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "cli/format_option.h"
-#include "common/output.h"
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "cli/format_option.h"
+#include "common/errors.h"
+#include "common/output.h"
 #include "reports/report.h"
 
 namespace nw::cli {
@@ -40,9 +40,9 @@ int run_report(const ReportOptions& o) {
 
 void register_report(CLI::App& app, Action& action) {
   auto opts = std::make_shared<ReportOptions>();
-  auto* sub = app.add_subcommand("report", "re-render a saved run report (RUN.json) as text, json, markdown or html");
+  auto* sub = app.add_subcommand("report", "re-render a saved run report (RUN.json) as " + report::format_list());
   sub->add_option("RUN.json", opts->input, "run report written by `noisewatch --json FILE`")->required();
-  add_format_option(sub, opts->format, {"text", "json", "markdown", "md", "html"}, "text (default) | json | markdown | html");
+  add_format_option(sub, opts->format, report::format_names(), report::format_choices());
   sub->add_option("-o,--output", opts->output, "write the report to FILE instead of stdout");
   sub->callback([&action, opts] { action = [opts]() -> int { return run_report(*opts); }; });
 }

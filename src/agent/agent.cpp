@@ -22,7 +22,7 @@
 #include "agent/check_worker.h"
 #include "agent/noise_ledger.h"
 #include "agent/self_stats.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "probes/noise_probe.h"
 #include "runner/privileges.h"
 #include "system/cpulist.h"

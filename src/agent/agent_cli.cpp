@@ -6,7 +6,7 @@
 #include "agent/agent.h"
 #include "check/check_context.h"
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::cli {
 

@@ -5,7 +5,7 @@
 
 #include "check/check_render.h"
 #include "check/check_runner.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "system/sysroot.h"
 
 namespace nw::agent {

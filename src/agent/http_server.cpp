@@ -17,7 +17,7 @@
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::agent {
 

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::agent {
 

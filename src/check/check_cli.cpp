@@ -9,14 +9,14 @@
 
 #include <fmt/format.h>
 
-#include "cli/format_option.h"
-#include "common/output.h"
 #include "check/check_context.h"
 #include "check/check_render.h"
 #include "check/check_runner.h"
 #include "check/rules.h"
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "cli/format_option.h"
+#include "common/errors.h"
+#include "common/output.h"
 
 namespace nw::cli {
 

@@ -5,7 +5,7 @@
 #include "check/check_context.h"
 #include "check/noise_attribution.h"
 #include "check/rules.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::check {
 

@@ -8,7 +8,7 @@
 #include "check/check_context.h"
 #include "check/rules.h"
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "system/sysroot.h"
 
 namespace nw::cli {

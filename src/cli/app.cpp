@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::cli {
 

@@ -11,6 +11,10 @@ namespace nw::cli {
 
 using Action = std::function<int()>;
 
+// Exit status of noisewatch's own errors (nw::Error, a bad command line): 125, as env(1) and
+// timeout(1) use it, next to 126/127 for a benchmark that cannot run (docs/contracts.md).
+inline constexpr int kExitOwnError = 125;
+
 void register_run(CLI::App& app, Action& action);       // src/runner/run_cli.cpp
 void register_report(CLI::App& app, Action& action);    // reports/report_cli.cpp
 void register_check(CLI::App& app, Action& action);     // src/check/check_cli.cpp

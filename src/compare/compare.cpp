@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "compare/cpu_time.h"
 #include "compare/explanation.h"
 #include "compare/host_diff.h"

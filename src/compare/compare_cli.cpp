@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "cli/format_option.h"
-#include "common/output.h"
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "cli/format_option.h"
+#include "common/errors.h"
+#include "common/output.h"
 #include "compare/compare.h"
 #include "compare/input.h"
 #include "compare/render.h"

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "compare/input.h"
 
 namespace nw::compare {

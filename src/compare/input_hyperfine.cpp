@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "compare/input.h"
 
 namespace nw::compare {

@@ -1,7 +1,7 @@
 // noisewatch run reports: the measured repetitions' wall times, and the record kept for noise.
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "compare/input.h"
 
 namespace nw::compare {

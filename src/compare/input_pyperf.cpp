@@ -3,7 +3,7 @@
 // pyperf records wall time only (no CPU time); its metadata describes the machine.
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "compare/input.h"
 
 namespace nw::compare {

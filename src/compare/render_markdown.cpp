@@ -1,21 +1,11 @@
 #include <fmt/format.h>
 
+#include "common/markdown.h"
 #include "compare/render.h"
 
 namespace nw::compare {
 
 namespace {
-
-// A table cell must not break the table: escape the column separator.
-std::string cell(std::string s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n') out += ' ';
-    else out += ch;
-  }
-  return out;
-}
 
 std::string ci_cell(const TimingResult& t) {
   return t.ci_bounded ? fmt::format("{:.4f}–{:.4f}", t.ci_low, t.ci_high) : "no CI (too few runs)";
@@ -31,9 +21,10 @@ void summary_table(std::string& out, const Comparison& c) {
   out += "| benchmark | BASE | NEW | change | p | verdict |\n|---|---:|---:|---:|---:|---|\n";
   for (const auto& b : c.benchmarks) {
     std::string note = cpu_note(b);
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {}{} |\n", cell(b.name), format_duration(b.base.median_ns),
-                       format_duration(b.next.median_ns), change_cell(b.timing), p_cell(b.timing),
-                       verdict_name(b.timing.verdict), note.empty() ? "" : fmt::format(" ({})", note));
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {}{} |\n", markdown_cell(b.name),
+                       format_duration(b.base.median_ns), format_duration(b.next.median_ns), change_cell(b.timing),
+                       p_cell(b.timing), verdict_name(b.timing.verdict),
+                       note.empty() ? "" : fmt::format(" ({})", note));
   }
   out += fmt::format("\n{}\n\n", test_legend(c));
 }
@@ -41,7 +32,7 @@ void summary_table(std::string& out, const Comparison& c) {
 void benchmark_markdown(std::string& out, const Comparison& c, const BenchmarkComparison& b) {
   const Options& o = c.options;
   size_t family = c.summary.tested;
-  out += fmt::format("## `{}`: **{}**\n\n", cell(b.name), verdict_name(b.timing.verdict));
+  out += fmt::format("## `{}`: **{}**\n\n", markdown_cell(b.name), verdict_name(b.timing.verdict));
   out += b.explanation + "\n\n";
   out += fmt::format("| | median | cv | runs |\n|---|---:|---:|---:|\n");
   out += fmt::format("| BASE | {} | {:.2f} % | {} |\n", format_duration(b.base.median_ns), b.base.cv * 100, b.base.runs);
@@ -61,9 +52,10 @@ void benchmark_markdown(std::string& out, const Comparison& c, const BenchmarkCo
     out += "| noise source | BASE mean/run | NEW mean/run | change | points | p | significant |\n"
            "|---|---:|---:|---:|---:|---:|---|\n";
     for (const auto& n : b.noise_diff)
-      out += fmt::format("| `{}` | {} | {} | {}{} | {} | {} | {} |\n", cell(n.source), format_duration(n.base_mean_ns),
-                         format_duration(n.new_mean_ns), n.change_ns >= 0 ? "+" : "", format_duration(n.change_ns),
-                         format_signed_points(n.change_points), format_p(n.p_value), n.significant ? "yes" : "no");
+      out += fmt::format("| `{}` | {} | {} | {}{} | {} | {} | {} |\n", markdown_cell(n.source),
+                         format_duration(n.base_mean_ns), format_duration(n.new_mean_ns), n.change_ns >= 0 ? "+" : "",
+                         format_duration(n.change_ns), format_signed_points(n.change_points), format_p(n.p_value),
+                         n.significant ? "yes" : "no");
     out += "\n";
   }
 }
@@ -72,8 +64,8 @@ void benchmark_markdown(std::string& out, const Comparison& c, const BenchmarkCo
 
 std::string render_markdown(const Comparison& c) {
   std::string out = "# noisewatch compare\n\n";
-  out += fmt::format("- BASE: `{}` ({})\n- NEW: `{}` ({})\n\n", cell(c.base_label), c.base_format, cell(c.new_label),
-                     c.new_format);
+  out += fmt::format("- BASE: `{}` ({})\n- NEW: `{}` ({})\n\n", markdown_cell(c.base_label), c.base_format,
+                     markdown_cell(c.new_label), c.new_format);
   out += "**" + summary_sentence(c) + "**\n\n";
   summary_table(out, c);
   for (const auto& b : c.benchmarks)
@@ -81,7 +73,8 @@ std::string render_markdown(const Comparison& c) {
   if (auto para = inconclusive_paragraph(c); !para.empty()) out += para + "\n\n";
   if (!c.host_diff.empty()) {
     out += "## The machines differ\n\n| | BASE | NEW |\n|---|---|---|\n";
-    for (const auto& h : c.host_diff) out += fmt::format("| {} | {} | {} |\n", h.field, cell(h.base), cell(h.next));
+    for (const auto& h : c.host_diff)
+      out += fmt::format("| {} | {} | {} |\n", h.field, markdown_cell(h.base), markdown_cell(h.next));
     out += "\n";
   }
   if (!c.warnings.empty()) {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "system/cpulist.h"
 #include "system/host_info.h"
 
@@ -25,7 +25,7 @@ std::vector<int> allowed_cpus() {
   return out;
 }
 
-CpuChoice choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& irqs) {
+DefaultCpus choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& irqs) {
   if (allowed.empty()) return {{}, "no CPU is allowed"};
   if (allowed.size() == 1)
     return {{allowed[0]}, fmt::format("CPU {} is the only CPU noisewatch may use", allowed[0])};

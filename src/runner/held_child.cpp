@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "runner/command_lookup.h"
 #include "system/cpulist.h"
 

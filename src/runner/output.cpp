@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "common/output.h"
 #include "reports/report.h"
 

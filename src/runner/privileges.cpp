@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::runner {
 

@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/format_option.h"
 #include "check/check_runner.h"
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "cli/format_option.h"
+#include "common/errors.h"
 #include "record/run_record.h"
 #include "reports/report.h"
 #include "runner/command_lookup.h"
@@ -236,8 +236,8 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_option("-r,--runs", args->runs, "measured repetitions")->capture_default_str();
   sub->add_option("-w,--warmup", args->warmup, "unmeasured repetitions first")->capture_default_str();
   sub->add_option("--json", args->json, "write the run record (noisewatch.run/1) to FILE; '-' for stdout");
-  add_format_option(sub, args->format, {"text", "json", "markdown", "md", "html"},
-                    "report format: text (default) | json | markdown | html; on stdout unless -o");
+  add_format_option(sub, args->format, report::format_names(),
+                    "report format: " + report::format_choices() + "; on stdout unless -o");
   sub->add_option("-o,--output", args->output, "write the --format report to FILE instead of stdout");
   sub->add_option("-e,--events", args->events,
                   "perf events by libpfm4 name, comma-separated (see `noisewatch events`); default: cycles, "

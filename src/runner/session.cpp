@@ -9,8 +9,9 @@
 #include <boost/asio.hpp>
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "common/files.h"
 #include "probes/counters.h"
-#include "cli/errors.h"
 #include "probes/noise_probe.h"
 #include "runner/command_lookup.h"
 #include "runner/held_child.h"
@@ -37,9 +38,9 @@ void note_machine_limits(RunRecord& rec, const std::vector<int>& cpus) {
   bool any_cpufreq = false, any_sibling = false;
   for (int c : cpus) {
     std::string base = fmt::format("/sys/devices/system/cpu/cpu{}/", c);
-    if (!sys::read_file(base + "cpufreq/scaling_cur_freq").empty()) any_cpufreq = true;
+    if (!read_file(base + "cpufreq/scaling_cur_freq").empty()) any_cpufreq = true;
     try {
-      if (sys::parse_cpulist(sys::read_file(base + "topology/thread_siblings_list")).size() > 1) any_sibling = true;
+      if (sys::parse_cpulist(read_file(base + "topology/thread_siblings_list")).size() > 1) any_sibling = true;
     } catch (const std::exception&) {
     }
   }

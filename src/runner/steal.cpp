@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "system/host_info.h"
+#include "common/files.h"
 
 namespace nw::runner {
 
@@ -29,7 +29,7 @@ uint64_t read_steal_ns(const std::vector<int>& cpus, const std::string& text) {
 }
 
 uint64_t read_steal_ns(const std::vector<int>& cpus) {
-  return read_steal_ns(cpus, sys::read_file("/proc/stat"));
+  return read_steal_ns(cpus, read_file("/proc/stat"));
 }
 
 }  // namespace nw::runner

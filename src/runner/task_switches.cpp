@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "system/host_info.h"
+#include "common/files.h"
 
 namespace nw::runner {
 
@@ -28,7 +28,7 @@ SwitchCounts parse_task_switches(const std::string& status_text) {
 }
 
 SwitchCounts read_task_switches(pid_t pid) {
-  return parse_task_switches(sys::read_file("/proc/" + std::to_string(pid) + "/status"));
+  return parse_task_switches(read_file("/proc/" + std::to_string(pid) + "/status"));
 }
 
 uint64_t parse_task_runtime(const std::string& schedstat_text) {
@@ -40,7 +40,7 @@ uint64_t parse_task_runtime(const std::string& schedstat_text) {
 }
 
 uint64_t read_task_runtime(pid_t pid) {
-  return parse_task_runtime(sys::read_file("/proc/" + std::to_string(pid) + "/schedstat"));
+  return parse_task_runtime(read_file("/proc/" + std::to_string(pid) + "/schedstat"));
 }
 
 }  // namespace nw::runner

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/files.h"
 #include "system/cpulist.h"
 
 namespace nw::sys {

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "knobs/catalogue.h"
 #include "system/kernel_cmdline.h"
 #include "system/sysroot.h"

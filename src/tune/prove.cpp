@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "compare/compare.h"
 #include "compare/input.h"
 #include "compare/render.h"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "system/sysroot.h"
 #include "tune/file_io.h"
 #include "tune/pending.h"

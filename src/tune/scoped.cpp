@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "system/sysroot.h"
 #include "tune/pending.h"
 #include "tune/render.h"

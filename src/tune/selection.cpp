@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "knobs/catalogue.h"
 #include "runner/cpu_choice.h"
 #include "system/cpulist.h"

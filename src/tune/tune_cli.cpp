@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "system/sysroot.h"
 #include "tune/apply.h"
 #include "tune/prove.h"

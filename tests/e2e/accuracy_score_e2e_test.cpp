@@ -10,6 +10,7 @@ namespace nw::e2e {
 namespace {
 
 using nlohmann::json;
+using nw::test::slurp;
 
 std::string fixture(const std::string& name) { return std::string(NW_SOURCE_DIR) + "/tests/data/accuracy/" + name; }
 
@@ -43,7 +44,7 @@ Verdict score_edited(const std::string& scenario, const std::function<void(json&
 
 void for_measured_injected(json& rec, const std::string& truth_file, const std::function<void(json&)>& f) {
   std::set<int> injected;
-  std::istringstream in(read_text(fixture(truth_file)));
+  std::istringstream in(slurp(fixture(truth_file)));
   std::string line;
   while (std::getline(in, line)) {
     auto j = json::parse(line);
@@ -128,7 +129,7 @@ TEST(AccuracyScore, BlockingInAThreadedRunFails) {
 }
 
 TEST(AccuracyScore, ARepetitionTheInjectorMissedFails) {
-  std::istringstream in(read_text(fixture("cpu-hog.truth")));
+  std::istringstream in(slurp(fixture("cpu-hog.truth")));
   std::string line, text;
   while (std::getline(in, line))
     if (line.find("\"rep\":5}") == std::string::npos) text += line + "\n";

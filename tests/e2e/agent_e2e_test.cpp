@@ -41,6 +41,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using namespace std::chrono_literals;
+using nw::test::slurp;
 
 struct Reply {
   unsigned status = 0;
@@ -134,13 +135,6 @@ uint16_t free_port() {
   return ntohs(a.sin_port);
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // Runs `cmd` with `input` on its stdin; returns the exit status and fills `output`.
 int pipe_through(const std::string& cmd, const std::string& input, std::string& output) {
   std::string out_file = temp_path("pipe.out");
@@ -148,7 +142,7 @@ int pipe_through(const std::string& cmd, const std::string& input, std::string& 
   if (!p) return -1;
   fwrite(input.data(), 1, input.size(), p);
   int status = pclose(p);
-  output = read_file(out_file);
+  output = slurp(out_file);
   std::filesystem::remove(out_file);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -171,7 +165,7 @@ std::map<int, std::string> loaded_programs() {
   std::string out_file = temp_path("bpftool.json");
   std::map<int, std::string> progs;
   if (std::system(("bpftool -j prog show > " + out_file + " 2>/dev/null").c_str()) != 0) return progs;
-  auto j = nlohmann::json::parse(read_file(out_file), nullptr, false);
+  auto j = nlohmann::json::parse(slurp(out_file), nullptr, false);
   std::filesystem::remove(out_file);
   if (!j.is_array()) return progs;
   for (const auto& p : j) progs[p.value("id", 0)] = p.value("name", "");
@@ -204,7 +198,7 @@ class Agent {
     // Loading the eBPF programs takes a moment on a busy machine.
     for (int i = 0; i < 300 && !port_; ++i) {
       std::smatch m;
-      std::string err = read_file(err_);
+      std::string err = slurp(err_);
       if (std::regex_search(err, m, listening)) port_ = uint16_t(std::stoi(m[1]));
       int status;
       if (!port_ && waitpid(pid_, &status, WNOHANG) == pid_) {
@@ -224,7 +218,7 @@ class Agent {
   }
   uint16_t port() const { return port_; }
   pid_t pid() const { return pid_; }
-  std::string stderr_text() const { return read_file(err_); }
+  std::string stderr_text() const { return slurp(err_); }
 
   // SIGTERM, then the exit status (-1 if it had to be killed after `limit`).
   int terminate(std::chrono::seconds limit = 10s) {
@@ -277,7 +271,7 @@ TEST_F(AgentE2E, MetricsPassPromtoolAndCountersOnlyGrow) {
   // an idle (tickless) CPU 0 need not tick at all.
   auto s1 = samples(first.body);
   EXPECT_EQ(s1[R"(noisewatch_build_info{version=")" NOISEWATCH_VERSION R"(",kernel=")" + [] {
-    std::string k = read_file("/proc/sys/kernel/osrelease");
+    std::string k = slurp("/proc/sys/kernel/osrelease");
     return k.substr(0, k.find('\n'));
   }() + "\"}"], 1);
   EXPECT_TRUE(s1.count(R"(noisewatch_check_status{check="smt"})"));
@@ -435,7 +429,7 @@ TEST_F(AgentE2E, PrometheusScrapesTheAgent) {
   }
   kill(prom, SIGTERM);
   waitpid(prom, nullptr, 0);
-  std::string prom_err = read_file(dir + "/err");
+  std::string prom_err = slurp(dir + "/err");
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(up) << "Prometheus never reported the target: " << prom_err;
   EXPECT_EQ((*up)[0]["value"][1], "1");
@@ -474,7 +468,7 @@ TEST(AgentLifecycle, BadOptionsAndABusyPortExit125WithOneLine) {
     int status;
     waitpid(spawn(argv, out, err), &status, 0);
     EXPECT_EQ(WEXITSTATUS(status), 125) << args[0];
-    std::string text = read_file(err);
+    std::string text = slurp(err);
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
     std::filesystem::remove(out);
     std::filesystem::remove(err);
@@ -495,7 +489,7 @@ TEST(AgentLifecycle, BadOptionsAndABusyPortExit125WithOneLine) {
           &status, 0);
   close(holder);
   EXPECT_EQ(WEXITSTATUS(status), 125);
-  EXPECT_NE(read_file(err).find("choose another --listen"), std::string::npos) << read_file(err);
+  EXPECT_NE(slurp(err).find("choose another --listen"), std::string::npos) << slurp(err);
   std::filesystem::remove(out);
   std::filesystem::remove(err);
 }

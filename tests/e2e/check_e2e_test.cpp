@@ -9,16 +9,18 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/files.h"
+
 namespace {
+
+using nw::test::slurp;
 
 const std::string kBin = std::string(NW_BINARY_DIR) + "/noisewatch";
 const std::string kWaker = std::string(NW_BINARY_DIR) + "/check_waker";
@@ -27,13 +29,6 @@ struct Result {
   int status = -1;
   std::string out, err;
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 struct TempDir {
   std::string path;

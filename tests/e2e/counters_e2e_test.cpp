@@ -14,7 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "probes/counter_analysis.h"
 #include "probes/counters.h"
 

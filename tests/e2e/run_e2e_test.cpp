@@ -13,9 +13,11 @@
 namespace nw::e2e {
 namespace {
 
+using nw::test::slurp;
+
 std::vector<uint64_t> read_numbers(const std::string& path) {
   std::vector<uint64_t> v;
-  std::istringstream in(read_text(path));
+  std::istringstream in(slurp(path));
   uint64_t x;
   while (in >> x) v.push_back(x);
   return v;
@@ -101,10 +103,10 @@ TEST(RunE2E, MigrationsForcedFromOutsideAreCountedExactly) {
   pid_t bench = 0;
   for (int i = 0; i < 500 && !bench; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    std::string s = read_text(pidfile);
+    std::string s = slurp(pidfile);
     if (!s.empty() && s.back() == '\n') bench = std::stoi(s);
   }
-  ASSERT_GT(bench, 0) << read_text(err);
+  ASSERT_GT(bench, 0) << slurp(err);
   const int moves = 6;
   for (int i = 0; i < moves; ++i) {
     cpu_set_t set;
@@ -115,7 +117,7 @@ TEST(RunE2E, MigrationsForcedFromOutsideAreCountedExactly) {
   }
   int st = 0;
   waitpid(nw, &st, 0);
-  ASSERT_EQ(shell_status(st), 0) << read_text(err);
+  ASSERT_EQ(shell_status(st), 0) << slurp(err);
   auto rec = load_json(json);
   EXPECT_EQ(rec["runs"][0]["migrations"].get<int>(), moves);
   uint64_t counted = 0;
@@ -249,7 +251,7 @@ TEST(RunE2E, SigintStopsCleanlyWithPartialReport) {
   std::set<int> ours;
   if (DIR* d = opendir(("/proc/" + std::to_string(nw) + "/fdinfo").c_str())) {
     while (dirent* e = readdir(d)) {
-      std::istringstream info(read_text("/proc/" + std::to_string(nw) + "/fdinfo/" + e->d_name));
+      std::istringstream info(slurp("/proc/" + std::to_string(nw) + "/fdinfo/" + e->d_name));
       std::string line;
       while (std::getline(info, line))
         if (line.rfind("prog_id:", 0) == 0) ours.insert(std::stoi(line.substr(8)));
@@ -270,7 +272,7 @@ TEST(RunE2E, SigintStopsCleanlyWithPartialReport) {
   kill(nw, SIGINT);
   int st = 0;
   waitpid(nw, &st, 0);
-  EXPECT_EQ(shell_status(st), 130) << read_text(err);
+  EXPECT_EQ(shell_status(st), 130) << slurp(err);
   auto rec = load_json(json);
   EXPECT_EQ(rec["schema"], "noisewatch.run/1");
   EXPECT_GE(rec["runs"].size(), 2u);
@@ -321,11 +323,11 @@ TEST(RunE2E, WithoutPrivilegesSaysWhatToDo) {
   }
   int st = 0;
   waitpid(pid, &st, 0);
-  std::string e = read_text(err);
+  std::string e = slurp(err);
   EXPECT_EQ(shell_status(st), 125) << e;
   EXPECT_NE(e.find("CAP_BPF"), std::string::npos) << e;
   EXPECT_NE(e.find("setcap"), std::string::npos) << e;
-  EXPECT_EQ(read_text(out), "");
+  EXPECT_EQ(slurp(out), "");
   unlink(out.c_str());
   unlink(err.c_str());
 }

@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/files.h"
+
 namespace nw::e2e {
 
 inline std::string bin(const std::string& name) { return std::string(NW_BINARY_DIR) + "/" + name; }
@@ -59,13 +61,6 @@ inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out_
   return pid;
 }
 
-inline std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 inline int shell_status(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -77,7 +72,7 @@ inline Proc run(const std::vector<std::string>& argv) {
   pid_t pid = spawn(argv, o, e);
   int st = 0;
   waitpid(pid, &st, 0);
-  Proc p{shell_status(st), read_text(o), read_text(e)};
+  Proc p{shell_status(st), test::slurp(o), test::slurp(e)};
   unlink(o.c_str());
   unlink(e.c_str());
   return p;
@@ -104,7 +99,7 @@ inline std::string capture_output(const std::string& cmd) {
   return out;
 }
 
-inline nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
+inline nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(test::slurp(path)); }
 
 // A source's time or count in one run of a record (0 when the source did not show up).
 inline uint64_t run_source_field(const nlohmann::json& run, const std::string& source, const char* field) {

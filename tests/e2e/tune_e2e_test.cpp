@@ -21,6 +21,7 @@ namespace nw::e2e {
 namespace {
 
 namespace fs = std::filesystem;
+using nw::test::slurp;
 
 const std::string kLiveKnobs = "aslr-off,transparent-hugepages,workqueue-cpumask,irq-default-affinity,timer-migration";
 const std::vector<std::string> kLiveFiles = {
@@ -42,12 +43,12 @@ class LiveState {
   LiveState() {
     char tmpl[] = "/tmp/nw-tune-e2e-XXXXXX";
     dir_ = mkdtemp(tmpl);
-    for (const auto& f : kLiveFiles) saved_[f] = read_text(f);
+    for (const auto& f : kLiveFiles) saved_[f] = slurp(f);
   }
   ~LiveState() {
     run({noisewatch(), "tune", "restore", "--journal", journal()});
     for (const auto& [f, v] : saved_)
-      if (read_text(f) != v) std::ofstream(f) << writable(v);
+      if (slurp(f) != v) std::ofstream(f) << writable(v);
     fs::remove_all(dir_);
   }
   std::string journal() const { return dir_ + "/tune.json"; }
@@ -57,7 +58,7 @@ class LiveState {
   std::vector<std::string> changed() const {
     std::vector<std::string> out;
     for (const auto& [f, v] : saved_)
-      if (read_text(f) != v) out.push_back(f);
+      if (slurp(f) != v) out.push_back(f);
     return out;
   }
 
@@ -87,7 +88,7 @@ pid_t start_tuned_run(const LiveState& live) {
   pid_t nw = spawn({noisewatch(), "--cpu", "1", "--runs", "50", "--warmup", "0", "-q", "--tune", "--tune-only",
                     kLiveKnobs, "--journal", live.journal(), "--", bin("nw_spin"), "300", live.path("pid")},
                    live.path("out"), live.path("err"));
-  if (!wait_for_file(live.path("pid"), 60)) ADD_FAILURE() << "the benchmark never started: " << read_text(live.path("err"));
+  if (!wait_for_file(live.path("pid"), 60)) ADD_FAILURE() << "the benchmark never started: " << slurp(live.path("err"));
   return nw;
 }
 
@@ -142,11 +143,11 @@ TEST(TuneE2E, LiveApplyStatusRestore) {
   LiveState live;
   Proc a = run({noisewatch(), "tune", "apply", "--cpu", "1", "--only", kLiveKnobs, "--journal", live.journal()});
   ASSERT_EQ(a.status, 0) << a.out << a.err;
-  EXPECT_EQ(read_text("/proc/sys/kernel/randomize_va_space"), "0\n");
-  EXPECT_EQ(read_text("/proc/sys/kernel/timer_migration"), "0\n");
-  EXPECT_NE(read_text("/sys/kernel/mm/transparent_hugepage/enabled").find("[never]"), std::string::npos);
-  EXPECT_EQ(read_text("/sys/devices/virtual/workqueue/cpumask"), "1\n");
-  EXPECT_EQ(read_text("/proc/irq/default_smp_affinity"), "1\n");
+  EXPECT_EQ(slurp("/proc/sys/kernel/randomize_va_space"), "0\n");
+  EXPECT_EQ(slurp("/proc/sys/kernel/timer_migration"), "0\n");
+  EXPECT_NE(slurp("/sys/kernel/mm/transparent_hugepage/enabled").find("[never]"), std::string::npos);
+  EXPECT_EQ(slurp("/sys/devices/virtual/workqueue/cpumask"), "1\n");
+  EXPECT_EQ(slurp("/proc/irq/default_smp_affinity"), "1\n");
   auto j = load_json(live.journal());
   EXPECT_EQ(j["schema"], "noisewatch.tune/1");
   EXPECT_EQ(j["cpus"], nlohmann::json::array({1}));
@@ -193,12 +194,12 @@ TEST(TuneE2E, RunTuneRestoresOnSigint) {
   LiveState live;
   pid_t nw = start_tuned_run(live);
   EXPECT_TRUE(fs::exists(live.journal()));
-  EXPECT_EQ(read_text("/proc/sys/kernel/randomize_va_space"), "0\n");
+  EXPECT_EQ(slurp("/proc/sys/kernel/randomize_va_space"), "0\n");
   kill(nw, SIGINT);
   int st = 0;
   waitpid(nw, &st, 0);
-  EXPECT_EQ(shell_status(st), 130) << read_text(live.path("err"));
-  EXPECT_EQ(live.changed(), std::vector<std::string>{}) << read_text(live.path("err"));
+  EXPECT_EQ(shell_status(st), 130) << slurp(live.path("err"));
+  EXPECT_EQ(live.changed(), std::vector<std::string>{}) << slurp(live.path("err"));
   EXPECT_FALSE(fs::exists(live.journal()));
 }
 
@@ -211,10 +212,10 @@ TEST(TuneE2E, RunTuneKilledThenRestored) {
     kill(nw, SIGKILL);
     waitpid(nw, nullptr, 0);
     // The benchmark outlives noisewatch: stop it, it is ours.
-    int bench = std::stoi(read_text(live.path("pid")));
+    int bench = std::stoi(slurp(live.path("pid")));
     kill(bench, SIGKILL);
     EXPECT_TRUE(fs::exists(live.journal()));
-    EXPECT_EQ(read_text("/proc/sys/kernel/randomize_va_space"), "0\n");
+    EXPECT_EQ(slurp("/proc/sys/kernel/randomize_va_space"), "0\n");
     EXPECT_FALSE(live.changed().empty());
     if (by_next_run) {
       Proc next = run({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "--tune", "--tune-only", kLiveKnobs,
@@ -249,7 +250,7 @@ TEST(TuneE2E, NoAslrGivesTheSameStackInEveryRun) {
   auto s = stacks(fixed.out);
   ASSERT_EQ(s.size(), 4u) << fixed.out;
   EXPECT_EQ(std::set<std::string>(s.begin(), s.end()).size(), 1u) << fixed.out;
-  if (read_text("/proc/sys/kernel/randomize_va_space") == "0\n") GTEST_SKIP() << "ASLR is off machine-wide right now";
+  if (slurp("/proc/sys/kernel/randomize_va_space") == "0\n") GTEST_SKIP() << "ASLR is off machine-wide right now";
   Proc random = run({noisewatch(), "--cpu", "1", "--runs", "4", "--warmup", "0", "-q", "--", "/bin/cat", "/proc/self/maps"});
   ASSERT_EQ(random.status, 0) << random.err;
   auto r = stacks(random.out);

@@ -15,6 +15,7 @@ namespace nw::e2e {
 namespace {
 
 namespace fs = std::filesystem;
+using nw::test::slurp;
 constexpr int kWindows = 8, kProcessRuns = 2;
 constexpr const char* kChromium = "/usr/bin/chromium";
 
@@ -43,7 +44,7 @@ struct Truth {
 };
 std::vector<std::vector<Truth>> read_truth(const std::string& path) {
   std::vector<std::vector<Truth>> runs;
-  std::istringstream in(read_text(path));
+  std::istringstream in(slurp(path));
   int k;
   Truth t;
   while (in >> k >> t.inner >> t.outer) {
@@ -235,8 +236,8 @@ TEST_F(TimelineE2E, TraceFileAndHtmlTimeline) {
 
   if (!fs::exists(kChromium)) GTEST_SKIP() << "chromium is not installed: the browser checks are skipped";
   // A small page parses the trace the way a viewer must (every slice well-formed and nested).
-  std::string page = read_text(std::string(NW_SOURCE_DIR) + "/tests/data/timeline/trace_check.html");
-  std::string body = read_text(trace);
+  std::string page = slurp(std::string(NW_SOURCE_DIR) + "/tests/data/timeline/trace_check.html");
+  std::string body = slurp(trace);
   for (size_t at; (at = body.find("</")) != std::string::npos;) body.replace(at, 2, "<\\/");
   page.replace(page.find("@TRACE@"), 7, body);
   std::ofstream(dir / "check.html") << page;

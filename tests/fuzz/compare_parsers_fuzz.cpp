@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "compare/compare.h"
 #include "compare/input.h"
 #include "compare/render.h"

@@ -25,6 +25,7 @@ sources=(
   "$root/src/record/run_record.cpp"
   "$root/src/record/timeline_summary.cpp"
   "$root/src/common/durations.cpp"
+  "$root/src/common/markdown.cpp"
   "$root/src/sources/vocabulary.cpp"
   "$root/src/stats/descriptive.cpp"
   "$root/src/stats/inference.cpp"
@@ -38,7 +39,7 @@ flags=(-std=c++20 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
 # One object per source, compiled in parallel, rebuilt when the source or any header it may
 # include is newer: these headers (nlohmann, Boost.Math) are slow to compile under sanitizers.
 newest_header="$(ls -t "$root"/src/compare/*.h "$root"/src/stats/*.h "$root"/src/record/*.h "$root"/src/sources/*.h \
-                  "$root"/src/cli/errors.h "$root"/src/common/*.h | head -1)"
+                  "$root"/src/common/*.h | head -1)"
 stale=()
 for src in "${sources[@]}"; do
   obj="$work/obj/$(basename "${src%.cpp}").o"

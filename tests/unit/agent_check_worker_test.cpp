@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "agent/check_worker.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::agent {
 namespace {

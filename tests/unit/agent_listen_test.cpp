@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "agent/listen_address.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::agent {
 namespace {

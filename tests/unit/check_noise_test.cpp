@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "check/cpu_noise.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::check {
 namespace {

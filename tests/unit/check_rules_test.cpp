@@ -2,7 +2,7 @@
 #include "check/check_context.h"
 #include "check/rules.h"
 #include "check_test_util.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::check::testing {
 namespace {

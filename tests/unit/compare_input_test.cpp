@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "compare/input.h"
 #include "compare/input_text.h"
 

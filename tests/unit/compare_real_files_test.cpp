@@ -6,14 +6,13 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "compare/compare.h"
 #include "compare/input.h"
 #include "compare/render.h"
+#include "support/files.h"
 
 namespace nw::compare {
 namespace {
@@ -61,10 +60,7 @@ TEST(CompareRealFiles, PyperfGzipIsReadByMagicBytes) {
   EXPECT_EQ(in.benchmarks[0].times_ns.size(), 60u);  // 20 processes x 3 values
   EXPECT_TRUE(in.benchmarks[0].cpu_ns.empty());      // pyperf records no CPU time
   // The same bytes under a name without .gz: detected by content.
-  std::ifstream gz(real("pyperf_doc_py3.json.gz"), std::ios::binary);
-  std::ostringstream bytes;
-  bytes << gz.rdbuf();
-  auto same = parse_input_text(bytes.str(), "renamed.json");
+  auto same = parse_input_text(test::slurp(real("pyperf_doc_py3.json.gz")), "renamed.json");
   EXPECT_EQ(same.benchmarks[0].times_ns, in.benchmarks[0].times_ns);
   auto c = compare_files(real("pyperf_doc_py2.json.gz"), real("pyperf_doc_py3.json.gz"));
   EXPECT_EQ(c.top().timing.verdict, Verdict::faster);  // Python 3.5 builds [1,2]*1000 faster than 2.7

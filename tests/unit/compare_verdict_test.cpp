@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "compare/compare.h"
 #include "compare/explanation.h"
 #include "compare/host_diff.h"

@@ -2,7 +2,7 @@
 // and the group plan.
 #include <gtest/gtest.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "probes/counters.h"
 #include "probes/pfm_events.h"
 

@@ -3,7 +3,7 @@
 // (this VM has only tsc) and an Intel-like cpu PMU.
 #include <gtest/gtest.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "probes/counter_host.h"
 #include "probes/counter_sysfs_pmu.h"
 

@@ -6,12 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "knobs/catalogue.h"
 #include "knobs/render.h"
+#include "support/files.h"
 
 namespace nw::knobs {
 namespace {
@@ -116,10 +116,9 @@ std::string run_edit(const std::string& sed_line, const std::string& grub) {
   std::string cmd = sed_line;
   cmd.replace(cmd.find("/etc/default/grub"), std::string("/etc/default/grub").size(), file);
   int rc = std::system(cmd.c_str());
-  std::stringstream ss;
-  ss << std::ifstream(file).rdbuf();
+  std::string edited = test::slurp(file);
   std::filesystem::remove_all(dir);
-  return rc == 0 ? ss.str() : "sed failed";
+  return rc == 0 ? edited : "sed failed";
 }
 
 TEST(KnobsBootEdit, SedReplacesOldValuesAndCanRunTwice) {

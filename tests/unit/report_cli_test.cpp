@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "support/files.h"
 
 namespace nw {
 namespace {
@@ -41,12 +40,6 @@ class ReportCli : public ::testing::Test {
     std::ofstream(p) << content;
     return p;
   }
-  std::string read(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
   std::string err;
 };
 
@@ -54,50 +47,50 @@ TEST_F(ReportCli, RendersEachFormatToAFile) {
   for (std::string f : {"text", "json", "markdown", "html"}) {
     auto out = dir / ("out." + f);
     ASSERT_EQ(run({"report", kHog, "--format", f, "-o", out.string()}), 0) << err;
-    auto content = read(out);
+    auto content = test::slurp(out);
     EXPECT_NE(content.find(f == "json" ? "\"preemption:stress-ng\"" : "stress-ng"), std::string::npos) << f;
   }
-  auto j = nlohmann::json::parse(read(dir / "out.json"));
+  auto j = nlohmann::json::parse(test::slurp(dir / "out.json"));
   EXPECT_EQ(j["schema"], "noisewatch.run/1");
   EXPECT_EQ(j["attribution"][0]["source"], "preemption:stress-ng");
 }
 
 TEST_F(ReportCli, CorruptJsonIsAOneLineError) {
   auto p = write("corrupt.json", "{\"schema\": \"noisewatch.run/1\", \"runs\": [");
-  EXPECT_EQ(run({"report", p}), kExitOwnError);
+  EXPECT_EQ(run({"report", p}), cli::kExitOwnError);
   EXPECT_NE(err.find("is not valid JSON"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
 TEST_F(ReportCli, ForeignJsonIsRejected) {
   auto p = write("check.json", R"({"schema": "noisewatch.check/1", "findings": []})");
-  EXPECT_EQ(run({"report", p}), kExitOwnError);
+  EXPECT_EQ(run({"report", p}), cli::kExitOwnError);
   EXPECT_NE(err.find("not a noisewatch run report"), std::string::npos) << err;
   auto q = write("wrongtype.json", R"({"schema": "noisewatch.run/1", "runs": [{"wall_ns": "fast"}]})");
-  EXPECT_EQ(run({"report", q}), kExitOwnError);
+  EXPECT_EQ(run({"report", q}), cli::kExitOwnError);
   EXPECT_NE(err.find("wall_ns"), std::string::npos) << err;
   auto r = write("array.json", "[1, 2, 3]");
-  EXPECT_EQ(run({"report", r}), kExitOwnError);
+  EXPECT_EQ(run({"report", r}), cli::kExitOwnError);
 }
 
 TEST_F(ReportCli, MissingFileUnknownFormatUnwritableOutput) {
-  EXPECT_EQ(run({"report", (dir / "nope.json").string()}), kExitOwnError);
+  EXPECT_EQ(run({"report", (dir / "nope.json").string()}), cli::kExitOwnError);
   EXPECT_NE(err.find("cannot read"), std::string::npos) << err;
-  EXPECT_EQ(run({"report", kHog, "--format", "pdf"}), kExitOwnError);
+  EXPECT_EQ(run({"report", kHog, "--format", "pdf"}), cli::kExitOwnError);
   EXPECT_NE(err.find("--format: pdf not in {text,json,markdown,md,html}"), std::string::npos) << err;
-  EXPECT_EQ(run({"report", kHog, "-o", (dir / "no/such/dir/x.txt").string()}), kExitOwnError);
+  EXPECT_EQ(run({"report", kHog, "-o", (dir / "no/such/dir/x.txt").string()}), cli::kExitOwnError);
   EXPECT_NE(err.find("does not exist; create it or write elsewhere"), std::string::npos) << err;
-  EXPECT_EQ(run({"report"}), kExitOwnError);
+  EXPECT_EQ(run({"report"}), cli::kExitOwnError);
 }
 
 TEST_F(ReportCli, StrangeEngineFieldsInASavedRecordAreRecomputed) {
-  auto j = nlohmann::json::parse(read(kHog));
+  auto j = nlohmann::json::parse(test::slurp(kHog));
   j["report"] = {{"engine_warnings", 3}, {"headline", 7}, {"patterns", {{"outliers", {1, "x"}}}}};
   j["runs"][1]["noise"][0]["detail"] = {{"pids", "not a list"}, {"irq", "24"}};
   auto p = write("strange.json", j.dump());
   auto out = dir / "strange.txt";
   EXPECT_EQ(run({"report", p, "-o", out.string()}), 0) << err;
-  EXPECT_NE(read(out).find("preemption by stress-ng"), std::string::npos);
+  EXPECT_NE(test::slurp(out).find("preemption by stress-ng"), std::string::npos);
 }
 
 }  // namespace

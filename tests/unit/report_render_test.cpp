@@ -7,7 +7,7 @@
 #include <regex>
 #include <sstream>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "report_synthetic.h"
 #include "reports/report.h"
 #include "support/files.h"
@@ -130,7 +130,7 @@ TEST(ReportRender, MarkdownTablesKeepTheirShape) {
 
 TEST(ReportRender, EmptyRecordDoesNotCrash) {
   RunRecord rec;
-  for (auto f : {report::Format::text, report::Format::json, report::Format::markdown, report::Format::html})
+  for (auto f : report::all_formats())
     EXPECT_FALSE(report::render(rec, f, false).empty());
   EXPECT_NE(report::render(rec, report::Format::text, false).find("No measured runs"), std::string::npos);
 }
@@ -139,7 +139,7 @@ TEST(ReportRender, RenderNeverThrowsOnForeignEngineFields) {
   auto rec = load_run_record(kRecords + "hog_alternate.json");
   rec.report = {{"headline", "saved"}, {"attributable", "yes"}, {"workload", 1}, {"patterns", {{"outliers", {{{"run", "2"}}}}}}};
   rec.attribution.push_back({"preemption:x", 0.5, 1e6, std::nullopt, std::nullopt, 1, 1, {{"kind", 3}, {"pct_of_run", "a"}}});
-  for (auto f : {report::Format::text, report::Format::json, report::Format::markdown, report::Format::html})
+  for (auto f : report::all_formats())
     EXPECT_NO_THROW(report::render(rec, f, false));
 }
 
@@ -148,7 +148,20 @@ TEST(ReportRender, ParseFormat) {
   EXPECT_EQ(report::parse_format("json"), report::Format::json);
   EXPECT_EQ(report::parse_format("markdown"), report::Format::markdown);
   EXPECT_EQ(report::parse_format("html"), report::Format::html);
+  EXPECT_EQ(report::parse_format("md"), report::Format::markdown);
   EXPECT_THROW(report::parse_format("pdf"), Error);
+  for (const auto& name : report::format_names()) EXPECT_NO_THROW(report::parse_format(name)) << name;
+}
+
+TEST(ReportRender, FormatNamesForHelpAndErrors) {
+  EXPECT_EQ(report::format_choices(), "text (default) | json | markdown | html");
+  EXPECT_EQ(report::format_list(), "text, json, markdown or html");
+  try {
+    report::parse_format("pdf");
+    ADD_FAILURE() << "pdf parsed";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "unknown report format 'pdf': use text, json, markdown or html");
+  }
 }
 
 }  // namespace

@@ -83,7 +83,7 @@ TEST(TaskRuntime, ReadsTheFirstFieldOfSchedstat) {
   EXPECT_EQ(read_task_runtime(-1), 0u);
 }
 
-TEST(CpuChoice, AvoidsCpu0AndPrefersFewestDeviceIrqs) {
+TEST(DefaultCpus, AvoidsCpu0AndPrefersFewestDeviceIrqs) {
   auto irqs = sys::parse_interrupts(
       "      CPU0   CPU1   CPU2   CPU3\n"
       " 10:     5    900     10    300  IO-APIC 1-edge nvme0q1\n"

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <string>
 #include <vector>
 #include <regex>
@@ -13,6 +12,7 @@
 #include "record/run_record.h"
 #include "sources/kernel_names.h"
 #include "sources/vocabulary.h"
+#include "support/files.h"
 
 namespace nw::sources {
 namespace {
@@ -44,10 +44,7 @@ TEST(SourcesVocabulary, FormatIsParsesInverse) {
 
 // The "Source names" table of docs/contracts.md, one line per row.
 std::vector<std::string> contract_rows() {
-  std::ifstream f(std::string(NW_SOURCE_DIR) + "/docs/contracts.md");
-  std::stringstream text;
-  text << f.rdbuf();
-  std::string doc = text.str();
+  std::string doc = test::slurp(std::string(NW_SOURCE_DIR) + "/docs/contracts.md");
   auto start = doc.find("**Source names**");
   if (start == std::string::npos) return {};
   std::istringstream table(doc.substr(start, doc.find("\n\n", start) - start));

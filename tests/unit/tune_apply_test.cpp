@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "knobs/catalogue.h"
 #include "system/sysroot.h"
 #include "tune/apply.h"

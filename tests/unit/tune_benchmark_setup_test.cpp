@@ -2,7 +2,7 @@
 // messages, without running a benchmark.
 #include <gtest/gtest.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "runner/held_child.h"
 
 namespace nw::runner {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "system/sysroot.h"
 #include "tune/apply.h"
 #include "tune/restore.h"

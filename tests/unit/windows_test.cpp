@@ -2,12 +2,12 @@
 // and the window entries of the record.
 #include <gtest/gtest.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "record/run_record.h"
+#include "reports/advice_windows.h"
 #include "runner/window_options.h"
 #include "runner/window_session.h"
 #include "runner/window_split.h"
-#include "reports/advice_windows.h"
 
 namespace nw {
 namespace {

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "system/host_info.h"
+#include "common/files.h"
 #include "tools/noisewatch_inject/injections.h"
 #include "tools/noisewatch_inject/proc_util.h"
 
@@ -70,7 +70,7 @@ int prepare_irq_storm(const std::string& irq, int cpu, int io_cpu, const std::st
   if (!line) die("no IRQ named " + irq + " in /proc/interrupts (use --irq)");
   int number = line->irq;
   g_affinity_path = "/proc/irq/" + std::to_string(number) + "/smp_affinity_list";
-  g_affinity_saved = sys::read_file(g_affinity_path);
+  g_affinity_saved = read_file(g_affinity_path);
   std::string before = g_affinity_saved.substr(0, g_affinity_saved.find('\n'));
   setup["irq"] = irq;
   setup["irq_number"] = number;

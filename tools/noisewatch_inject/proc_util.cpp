@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "system/host_info.h"
+#include "common/files.h"
 
 namespace nw::inject {
 
@@ -37,14 +37,14 @@ bool pin_self(int cpu) {
 }
 
 uint64_t schedstat_runtime(pid_t pid) {
-  std::istringstream in(sys::read_file(proc(pid, "schedstat")));
+  std::istringstream in(read_file(proc(pid, "schedstat")));
   uint64_t ns = 0;
   in >> ns;
   return ns;
 }
 
 std::optional<uint64_t> nr_migrations(pid_t pid) {
-  std::istringstream in(sys::read_file(proc(pid, "sched")));
+  std::istringstream in(read_file(proc(pid, "sched")));
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("se.nr_migrations", 0) != 0) continue;
@@ -55,7 +55,7 @@ std::optional<uint64_t> nr_migrations(pid_t pid) {
 }
 
 int last_cpu(pid_t pid) {
-  std::string s = sys::read_file(proc(pid, "stat"));
+  std::string s = read_file(proc(pid, "stat"));
   auto rp = s.rfind(')');
   if (rp == std::string::npos || rp + 2 > s.size()) return -1;
   std::istringstream in(s.substr(rp + 2));
@@ -66,14 +66,14 @@ int last_cpu(pid_t pid) {
 }
 
 pid_t parent_of(pid_t pid) {
-  std::istringstream in(sys::read_file(proc(pid, "status")));
+  std::istringstream in(read_file(proc(pid, "status")));
   std::string line;
   while (std::getline(in, line))
     if (line.rfind("PPid:", 0) == 0) return pid_t(std::atoi(line.c_str() + 5));
   return -1;
 }
 
-std::string comm_of(pid_t pid) { return first_line(sys::read_file(proc(pid, "comm"))); }
+std::string comm_of(pid_t pid) { return first_line(read_file(proc(pid, "comm"))); }
 
 std::vector<std::string> thread_comms(pid_t pid) {
   std::vector<std::string> comms;
@@ -81,7 +81,7 @@ std::vector<std::string> thread_comms(pid_t pid) {
   if (!d) return comms;
   while (dirent* e = readdir(d)) {
     if (e->d_name[0] == '.') continue;
-    std::string c = first_line(sys::read_file(proc(pid, "task/") + e->d_name + "/comm"));
+    std::string c = first_line(read_file(proc(pid, "task/") + e->d_name + "/comm"));
     if (!c.empty()) comms.push_back(c);
   }
   closedir(d);

@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "system/host_info.h"
+#include "common/files.h"
 #include "tools/noisewatch_inject/injections.h"
 #include "tools/noisewatch_inject/irq_target.h"
 #include "tools/noisewatch_inject/proc_util.h"
@@ -36,7 +36,7 @@ int pidfd_open(pid_t pid) { return int(syscall(SYS_pidfd_open, pid, 0)); }
 // (acc_threads): "tid cpu cpu_ns".
 json read_threads_file(const std::string& path) {
   json threads = json::array();
-  std::istringstream in(sys::read_file(path));
+  std::istringstream in(read_file(path));
   long tid, cpu;
   double cpu_ns;
   while (in >> tid >> cpu >> cpu_ns) threads.push_back({{"tid", tid}, {"cpu", cpu}, {"cpu_ns", cpu_ns}});
@@ -147,7 +147,7 @@ void Injector::on_pidfile_event(int ifd, const std::string& base) {
       p += sizeof(inotify_event) + ev->len;
     }
   if (!changed) return;
-  std::string s = sys::read_file(o_.pidfile);
+  std::string s = read_file(o_.pidfile);
   pid_t pid = s.empty() ? -1 : pid_t(std::atoi(s.c_str()));
   if (pid > 0 && pid != bench_) start_rep(pid);
 }

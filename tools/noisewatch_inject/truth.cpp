@@ -3,12 +3,12 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "system/host_info.h"
+#include "common/files.h"
 
 namespace nw::inject {
 
 Truth load_truth(const std::string& path) {
-  std::string text = sys::read_file(path);
+  std::string text = read_file(path);
   if (text.empty()) throw std::runtime_error(path + " is empty or unreadable");
   Truth t;
   std::istringstream in(text);
