@@ -63,8 +63,12 @@ __u64 idle_since;
 // their last switch, less cpu_base).
 __u64 cpu_ns;
 
+// Not preallocated: 16k keys x every possible CPU took 6 ms of the start-up here (and would take
+// 32 MB on a 64-CPU machine); records go to the fixed slots and the preemption cache first, so an
+// insert here (a new source) is rare.
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
   __uint(max_entries, NW_MAX_NOISE_KEYS);
   __type(key, struct nw_noise_key);
   __type(value, struct nw_noise_val);
@@ -572,6 +576,11 @@ static __always_inline int on_wake(struct task_struct *p) {
   struct nw_task_info *ti = tracked_info(p);
   if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING) return 0;
   __u32 cpu = task_cpu_of(p);
+  // The runqueue the task was just queued on (or runs on), its clock just updated. Reached once:
+  // each pointer read from a trusted task costs the verifier four linear searches of the kernel's
+  // BTF (btf_nested_type_is_trusted), and the verifier's time is noisewatch's start-up.
+  struct rq *rq = rq_of(p);
+  __u64 now = rq_clock(rq);
   // A task tracked while it ran (phase NEW: the held child, check's spinners) can be "woken" in
   // the instant between setting its sleep state and switching out (try_to_wake_up finds it still
   // on the runqueue). It is running, not waiting: counting it as waiting would leave the CPU's
@@ -579,7 +588,6 @@ static __always_inline int on_wake(struct task_struct *p) {
   if (bpf_core_field_exists(p->on_cpu) && p->on_cpu) {
     ti->phase = NW_PHASE_RUNNING;
     struct nw_cpu_state *s = cpu_at(cpu);
-    __u64 now = sched_now(p);
     if (s && s->curr_pid == p->pid && !s->curr_tracked) {
       s->curr_tracked = 1;
       s->tracked_since = now;
@@ -587,12 +595,11 @@ static __always_inline int on_wake(struct task_struct *p) {
     activity_up(now);  // phase was NEW: not counted yet
     return 0;
   }
-  __u64 now = sched_now(p);  // the runqueue the task was just queued on, clock just updated
   if (cpu == bpf_get_smp_processor_id()) split_open_interrupts(cpu);
   ti->phase = NW_PHASE_WAITING;
   ti->ts = now;
   ti->cpu = cpu;
-  wait_begin(cpu, now, rq_steal(rq_of(p)));
+  wait_begin(cpu, now, rq_steal(rq));
   activity_up(now);
   return 0;
 }

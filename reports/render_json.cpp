@@ -76,7 +76,8 @@ nlohmann::json to_json(const Patterns& p) {
 
 nlohmann::json to_json(const WorkloadSplit& w) {
   nlohmann::json j = {{"machine", w.machine}, {"workload", w.workload}, {"unexplained", w.unexplained},
-                      {"cpu_time_cv", w.cpu_time_cv}, {"verdict", w.verdict}};
+                      {"cpu_time_cv", nullptr}, {"verdict", w.verdict}};
+  if (w.cpu_time_cv) j["cpu_time_cv"] = *w.cpu_time_cv;
   if (w.instructions_cv) j["instructions_cv"] = *w.instructions_cv;
   if (w.instructions_share) j["instructions_share"] = *w.instructions_share;
   return j;

@@ -25,14 +25,16 @@ WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const Att
   auto runs = rec.measured();
   std::vector<double> cpu, instr;
   bool all_instr = !runs.empty();
+  bool all_cpu = !runs.empty();
   for (const auto* r : runs) {
+    if (!r->cpu_ns && r->user_ns + r->sys_ns == 0) all_cpu = false;
     cpu.push_back(double(r->own_cpu_ns()));
     auto it = r->counters.find("instructions");
     if (it == r->counters.end()) all_instr = false;
     else instr.push_back(it->second.value);
   }
   double mc = stats::mean(cpu);
-  w.cpu_time_cv = cpu.size() > 1 && mc > 0 ? stats::stddev(cpu) / mc : 0;
+  if (all_cpu && cpu.size() > 1 && mc > 0) w.cpu_time_cv = stats::stddev(cpu) / mc;
   if (all_instr && instr.size() > 1) {
     double mi = stats::mean(instr);
     w.instructions_cv = mi > 0 ? stats::stddev(instr) / mi : 0;

@@ -16,7 +16,9 @@ struct WorkloadSplit {
   double unexplained = 0;  // what is left of `unexplained` after the instruction count
   std::optional<double> instructions_cv;     // run-to-run CV of retired instructions
   std::optional<double> instructions_share;  // part of `unexplained` that follows instructions
-  double cpu_time_cv = 0;                    // CV of the benchmark's own CPU time (RunSample::own_cpu_ns)
+  // CV of the benchmark's own CPU time (RunSample::own_cpu_ns); none when a run has no CPU time
+  // (--windows: a window's CPU time is not measured, only its wall time).
+  std::optional<double> cpu_time_cv;
   std::string verdict;                       // "machine" | "workload" | "mixed" | "unexplained" | "none"
 };
 

@@ -1,7 +1,6 @@
 #include "probes/noise_probe.h"
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -23,6 +22,7 @@
 
 #include "cli/errors.h"
 #include "noise.skel.h"
+#include "probes/kernel_features.h"
 #include "probes/source_names.h"
 #include "sources/kernel_names.h"
 #include "sources/vocabulary.h"
@@ -66,9 +66,7 @@ struct NoiseProbe::Impl {
   int ncpus = 0;
   uint32_t slot_mask = 0;
   std::vector<nw::Unavailable> unavailable;
-  sys::Interrupts irqs;
-  std::map<uint64_t, std::string> kallsyms;
-  bool kallsyms_loaded = false;
+  EventNamer namer;
   // The `cpus` array, memory-mapped: fields are read and cleared one at a time, so user space
   // never writes back a stale copy of what the programs are updating.
   nw_cpu_state* cpus = nullptr;
@@ -92,81 +90,6 @@ struct NoiseProbe::Impl {
     return __atomic_load_n(&field, __ATOMIC_RELAXED);
   }
 
-  std::string nmi_name(const nw_noise_key& key) {
-    uint64_t addr = 0;
-    std::memcpy(&addr, key.comm, sizeof(addr));
-    if (!addr) return "nmi";
-    if (!kallsyms_loaded) {
-      kallsyms_loaded = true;
-      std::ifstream f("/proc/kallsyms");
-      std::string line;
-      while (std::getline(f, line)) {
-        std::istringstream ls(line);
-        std::string a, type, name;
-        if (!(ls >> a >> type >> name)) continue;
-        if (type != "t" && type != "T") continue;
-        if (name.find("nmi") == std::string::npos && name.find("handler") == std::string::npos) continue;
-        kallsyms[std::stoull(a, nullptr, 16)] = name;
-      }
-    }
-    auto it = kallsyms.find(addr);
-    return it == kallsyms.end() ? "nmi" : it->second;
-  }
-
-  std::string irq_source(uint32_t irq) {
-    if (!irqs.find_irq(int(irq))) irqs = sys::read_interrupts();
-    return sources::format(sources::kIrq, sys::irq_name(irqs, int(irq)));
-  }
-
-  NoiseEvent name_event(const nw_noise_key& key) {
-    NoiseEvent e;
-    switch (key.kind) {
-      case NW_KIND_PREEMPT:
-        e.source = sources::format(sources::kPreemption, key_comm(key));
-        e.detail = {{"pid", key.id}};
-        break;
-      case NW_KIND_CONTENTION:
-        e.source = sources::format(sources::kContention, key_comm(key));
-        e.detail = {{"pid", key.id}};
-        break;
-      case NW_KIND_IRQ:
-        e.source = irq_source(key.id);
-        e.detail = {{"irq", key.id}};
-        break;
-      case NW_KIND_VECTOR:
-        e.source = sources::format(sources::kIrq, sources::vector_name(key.id));
-        break;
-      case NW_KIND_SOFTIRQ:
-        e.source = sources::format(sources::kSoftirq, sources::softirq_name(key.id));
-        break;
-      case NW_KIND_NMI:
-        e.source = sources::format(sources::kNmi, nmi_name(key));
-        break;
-      case NW_KIND_SMT:
-        e.source = sources::format(sources::kSmt, key_comm(key));
-        e.detail = {{"pid", key.id}};
-        break;
-      case NW_KIND_BLOCK:
-        e.source = sources::kBlocking;
-        break;
-      case NW_KIND_MIGRATE:
-        e.source = sources::kMigration;
-        e.detail = {{"from", key.id >> 16}, {"to", key.id & 0xffff}};
-        break;
-      case NW_KIND_WAKEUP_IDLE:
-        e.source = sources::format(sources::kWakeup, "idle");
-        break;
-      case NW_KIND_FAULT:
-        e.source = sources::kFault;
-        break;
-      case NW_KIND_STEAL:
-        e.source = sources::kSteal;
-        break;
-      default:
-        e.source = fmt::format("unknown:{}", key.kind);
-    }
-    return e;
-  }
 };
 
 // The per-CPU state is memory-mapped and padded to keep CPUs off each other's cache lines.
@@ -174,35 +97,6 @@ static_assert(sizeof(nw_cpu_state) == 256, "nw_cpu_state: keep the padding at 25
 
 // PIDFD_THREAD from <linux/pidfd.h> (Linux 6.9); Debian 12's headers predate it.
 constexpr unsigned kPidfdThread = 0200000;  // O_EXCL
-
-// Whether the kernel lets us trace `func` with fentry programs, asked with the smallest such
-// program ("return 0"): kernels in lockdown, or without ftrace direct calls, refuse with EPERM or
-// ENOTSUPP. Returns 0 or the errno; costs one small load, not a failed load of the whole object.
-static int fentry_refused(const btf* vmlinux, const char* func) {
-  int id = btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC);
-  if (id < 0) return ENOENT;
-  const bpf_insn insns[] = {{BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0}, {BPF_JMP | BPF_EXIT, 0, 0, 0, 0}};
-  LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY, .attach_btf_id = uint32_t(id));
-  int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "nw_fentry_probe", "GPL", insns, 2, &opts);
-  if (fd < 0) return errno;
-  close(fd);
-  return 0;
-}
-
-// Whether `struct name` has `member` in this kernel (what bpf_core_field_exists decides at load).
-static bool kernel_struct_has(const btf* vmlinux, const char* name, const char* member) {
-  int id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_STRUCT);
-  if (id < 0) return false;
-  const btf_type* t = btf__type_by_id(vmlinux, uint32_t(id));
-  const btf_member* m = btf_members(t);
-  for (uint16_t i = 0; i < btf_vlen(t); ++i, ++m)
-    if (std::strcmp(btf__name_by_offset(vmlinux, m->name_off), member) == 0) return true;
-  return false;
-}
-
-static bool kernel_has_tracepoint(const btf* vmlinux, const std::string& name) {
-  return btf__find_by_name_kind(vmlinux, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF) >= 0;
-}
 
 NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>()) {
   libbpf_set_print(libbpf_print);
@@ -233,50 +127,9 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   impl_->slot_mask = slots - 1;
   configure_windows(skel, opts.windows, opts.timeline);
 
-  // Tracepoints this kernel lacks (another arch, older kernel) are left out, and said so.
-  btf* vmlinux = btf__load_vmlinux_btf();
-  if (!vmlinux) throw Error("cannot read the kernel's BTF from /sys/kernel/btf/vmlinux");
-  std::set<std::string> missing_vectors;
-  const int fault_refused = fentry_refused(vmlinux, "handle_mm_fault");
-  impl_->measures_steal = kernel_struct_has(vmlinux, "rq", "prev_steal_time_rq");
-  bpf_program* prog;
-  bpf_object__for_each_program(prog, skel->obj) {
-    std::string sec = bpf_program__section_name(prog);
-    std::string tp = sec.substr(sec.find('/') + 1);
-    if (is_window_program(sec)) continue;  // configure_windows() decided
-    if (sec.starts_with("fentry/") || sec.starts_with("fexit/")) {
-      // Fault time (handle_mm_fault), where the kernel lets us trace it; attached on its own
-      // after the rest, so that an attach failure costs only this source.
-      bpf_program__set_autoattach(prog, false);
-      if (fault_refused) bpf_program__set_autoload(prog, false);
-      continue;
-    }
-    if (kernel_has_tracepoint(vmlinux, tp)) continue;
-    bpf_program__set_autoload(prog, false);
-    if (tp == "nmi_handler")
-      impl_->unavailable.push_back({"nmi", "this kernel has no nmi:nmi_handler tracepoint"});
-    else if (tp == "cpu_frequency")
-      impl_->unavailable.push_back({"frequency", "this kernel has no power:cpu_frequency tracepoint"});
-    else if (tp.size() > 6 && (tp.ends_with("_entry") || tp.ends_with("_exit")))
-      missing_vectors.insert(tp.substr(0, tp.rfind('_')));
-  }
-  btf__free(vmlinux);
-  if (fault_refused)
-    impl_->unavailable.push_back(
-        {"fault time",
-         fault_refused == ENOENT
-             ? "this kernel's BTF has no handle_mm_fault to trace: page faults are counted (getrusage) and their "
-               "cost estimated"
-             : fmt::format("this kernel refuses fentry programs on handle_mm_fault ({}{}): page faults are counted "
-                           "(getrusage) and their cost estimated",
-                           std::strerror(fault_refused),
-                           fault_refused == EPERM ? ": kernel lockdown or a security policy forbids tracing kernel "
-                                                    "functions"
-                                                  : "")});
-  for (const auto& v : missing_vectors)
-    if (v == "local_timer" || v == "reschedule" || v == "call_function")
-      impl_->unavailable.push_back(
-          {"irq:" + v, "this kernel has no irq_vectors:" + v + " tracepoints (not x86?)"});
+  ProgramPlan plan = plan_programs(skel->obj, is_window_program);
+  impl_->measures_steal = plan.measures_steal;
+  for (auto& u : plan.unavailable) impl_->unavailable.push_back(std::move(u));
 
   if (int err = noise_bpf__load(skel)) {
     std::string why = last_log_line();
@@ -322,7 +175,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     throw Error(fmt::format("cannot attach the eBPF programs ({}){}", std::strerror(-err),
                             why.empty() ? "" : ": " + why));
   }
-  if (!fault_refused) {
+  if (plan.fault_time) {
     bpf_link* entry = bpf_program__attach(skel->progs.on_fault_entry);
     bpf_link* exit = entry ? bpf_program__attach(skel->progs.on_fault_exit) : nullptr;
     if (entry && exit) {
@@ -338,7 +191,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   }
   if (opts.windows) impl_->markers = std::make_unique<WindowMarkers>(skel);
   if (opts.timeline.on) impl_->timeline = std::make_unique<TimelineRing>(skel);
-  impl_->irqs = sys::read_interrupts();
+  impl_->namer.refresh_interrupts();
 }
 
 WindowMarkers* NoiseProbe::markers() { return impl_->markers.get(); }
@@ -351,7 +204,7 @@ std::vector<timeline::Event> NoiseProbe::drain_timeline() {
     key.kind = r.kind;
     key.id = r.id;
     std::memcpy(key.comm, r.comm, sizeof key.comm);
-    NoiseEvent named = impl_->name_event(key);
+    NoiseEvent named = impl_->namer.name(key);
     timeline::Event e;
     e.start_ns = r.end_ns - std::min(r.end_ns, r.dur_ns);
     e.dur_ns = r.dur_ns;
@@ -426,27 +279,6 @@ void NoiseProbe::untrack_all() {
   }
 }
 
-// The key a fixed per-CPU slot (enum nw_fixed_slot) stands for.
-static nw_noise_key fixed_slot_key(uint32_t slot) {
-  nw_noise_key k{};
-  if (slot == NW_FIXED_BLOCK) {
-    k.kind = NW_KIND_BLOCK;
-  } else if (slot == NW_FIXED_WAKEUP_IDLE) {
-    k.kind = NW_KIND_WAKEUP_IDLE;
-  } else if (slot < NW_FIXED_SOFTIRQ) {
-    k.kind = NW_KIND_VECTOR;
-    k.id = slot - NW_FIXED_VECTOR;
-  } else if (slot == NW_FIXED_FAULT) {
-    k.kind = NW_KIND_FAULT;
-  } else if (slot == NW_FIXED_STEAL) {
-    k.kind = NW_KIND_STEAL;
-  } else {
-    k.kind = NW_KIND_SOFTIRQ;
-    k.id = slot - NW_FIXED_SOFTIRQ;
-  }
-  return k;
-}
-
 std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
   const size_t ncpus = size_t(impl_->ncpus);
   // Per (key, CPU): the hash, the fixed slots and the preemption cache can each hold a part.
@@ -506,7 +338,7 @@ std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
 
   std::vector<NoiseEvent> out;
   for (const auto& [where, kv] : acc) {
-    NoiseEvent e = impl_->name_event(kv.first);
+    NoiseEvent e = impl_->namer.name(kv.first);
     e.cpu = where.second;
     e.count = kv.second.count;
     e.time_ns = kv.second.time_ns;

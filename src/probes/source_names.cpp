@@ -1,11 +1,115 @@
 #include "probes/source_names.h"
 
 #include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sources/kernel_names.h"
+#include "sources/vocabulary.h"
 
 namespace nw::probes {
 
 std::string key_comm(const nw_noise_key& key) {
   return std::string(key.comm, strnlen(key.comm, sizeof(key.comm)));
+}
+
+// The key a fixed per-CPU slot (enum nw_fixed_slot) stands for.
+nw_noise_key fixed_slot_key(uint32_t slot) {
+  nw_noise_key k{};
+  if (slot == NW_FIXED_BLOCK) {
+    k.kind = NW_KIND_BLOCK;
+  } else if (slot == NW_FIXED_WAKEUP_IDLE) {
+    k.kind = NW_KIND_WAKEUP_IDLE;
+  } else if (slot < NW_FIXED_SOFTIRQ) {
+    k.kind = NW_KIND_VECTOR;
+    k.id = slot - NW_FIXED_VECTOR;
+  } else if (slot == NW_FIXED_FAULT) {
+    k.kind = NW_KIND_FAULT;
+  } else if (slot == NW_FIXED_STEAL) {
+    k.kind = NW_KIND_STEAL;
+  } else {
+    k.kind = NW_KIND_SOFTIRQ;
+    k.id = slot - NW_FIXED_SOFTIRQ;
+  }
+  return k;
+}
+
+std::string EventNamer::nmi_name(const nw_noise_key& key) {
+  uint64_t addr = 0;
+  std::memcpy(&addr, key.comm, sizeof(addr));
+  if (!addr) return "nmi";
+  if (!kallsyms_loaded_) {
+    kallsyms_loaded_ = true;
+    std::ifstream f("/proc/kallsyms");
+    std::string line;
+    while (std::getline(f, line)) {
+      std::istringstream ls(line);
+      std::string a, type, name;
+      if (!(ls >> a >> type >> name)) continue;
+      if (type != "t" && type != "T") continue;
+      if (name.find("nmi") == std::string::npos && name.find("handler") == std::string::npos) continue;
+      kallsyms_[std::stoull(a, nullptr, 16)] = name;
+    }
+  }
+  auto it = kallsyms_.find(addr);
+  return it == kallsyms_.end() ? "nmi" : it->second;
+}
+
+std::string EventNamer::irq_source(uint32_t irq) {
+  if (!irqs_.find_irq(int(irq))) irqs_ = sys::read_interrupts();
+  return sources::format(sources::kIrq, sys::irq_name(irqs_, int(irq)));
+}
+
+NoiseEvent EventNamer::name(const nw_noise_key& key) {
+  NoiseEvent e;
+  switch (key.kind) {
+    case NW_KIND_PREEMPT:
+      e.source = sources::format(sources::kPreemption, key_comm(key));
+      e.detail = {{"pid", key.id}};
+      break;
+    case NW_KIND_CONTENTION:
+      e.source = sources::format(sources::kContention, key_comm(key));
+      e.detail = {{"pid", key.id}};
+      break;
+    case NW_KIND_IRQ:
+      e.source = irq_source(key.id);
+      e.detail = {{"irq", key.id}};
+      break;
+    case NW_KIND_VECTOR:
+      e.source = sources::format(sources::kIrq, sources::vector_name(key.id));
+      break;
+    case NW_KIND_SOFTIRQ:
+      e.source = sources::format(sources::kSoftirq, sources::softirq_name(key.id));
+      break;
+    case NW_KIND_NMI:
+      e.source = sources::format(sources::kNmi, nmi_name(key));
+      break;
+    case NW_KIND_SMT:
+      e.source = sources::format(sources::kSmt, key_comm(key));
+      e.detail = {{"pid", key.id}};
+      break;
+    case NW_KIND_BLOCK:
+      e.source = sources::kBlocking;
+      break;
+    case NW_KIND_MIGRATE:
+      e.source = sources::kMigration;
+      e.detail = {{"from", key.id >> 16}, {"to", key.id & 0xffff}};
+      break;
+    case NW_KIND_WAKEUP_IDLE:
+      e.source = sources::format(sources::kWakeup, "idle");
+      break;
+    case NW_KIND_FAULT:
+      e.source = sources::kFault;
+      break;
+    case NW_KIND_STEAL:
+      e.source = sources::kSteal;
+      break;
+    default:
+      e.source = fmt::format("unknown:{}", key.kind);
+  }
+  return e;
 }
 
 }  // namespace nw::probes

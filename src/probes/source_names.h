@@ -1,13 +1,37 @@
-// The comm in a kernel-side noise key, which names preemption, contention and SMT sources (the
-// names themselves are the vocabulary's: src/sources/).
+// Names for what the kernel side records: the source of a noise key ("preemption:kworker/1:2",
+// "irq:virtio1-req.0", ...) in the vocabulary of src/sources/, and the key each fixed per-CPU slot
+// stands for.
 #pragma once
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "noise.h"
+#include "probes/noise_probe.h"
+#include "system/interrupts.h"
 
 namespace nw::probes {
 
 // The comm bytes of a key, up to the first NUL.
 std::string key_comm(const nw_noise_key& key);
+
+// The key a fixed per-CPU slot (enum nw_fixed_slot) stands for.
+nw_noise_key fixed_slot_key(uint32_t slot);
+
+// Names keys; remembers /proc/interrupts (re-read when an IRQ number is new) and the NMI
+// handlers' symbols (read from /proc/kallsyms on the first NMI).
+class EventNamer {
+ public:
+  void refresh_interrupts() { irqs_ = sys::read_interrupts(); }
+  NoiseEvent name(const nw_noise_key& key);
+
+ private:
+  std::string nmi_name(const nw_noise_key& key);
+  std::string irq_source(uint32_t irq);
+
+  sys::Interrupts irqs_;
+  std::map<uint64_t, std::string> kallsyms_;
+  bool kallsyms_loaded_ = false;
+};
 
 }  // namespace nw::probes

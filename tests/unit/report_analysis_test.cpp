@@ -46,3 +46,23 @@ TEST(ReportAnalysis, RenderWithAnAnalysisEqualsRenderAlone) {
 
 }  // namespace
 }  // namespace nw
+
+namespace nw {
+namespace {
+
+// A window (--windows) has a wall time but no CPU time of its own: the split must not claim that
+// the benchmark's CPU time did not vary (a CV of 0 from zeros).
+TEST(ReportAnalysis, CpuTimeCvIsAbsentWhenRunsHaveNoCpuTime) {
+  auto rec = test::synthetic_record(10, 2e6, nullptr);
+  auto with_cpu = report::analyze(rec);
+  ASSERT_TRUE(with_cpu.split.cpu_time_cv.has_value());
+  EXPECT_GT(*with_cpu.split.cpu_time_cv, 0.0);
+  for (auto& r : rec.runs) r.user_ns = r.sys_ns = 0, r.window = int(r.index);
+  auto windows = report::analyze(rec);
+  EXPECT_FALSE(windows.split.cpu_time_cv.has_value());
+  auto j = nlohmann::json::parse(report::render(rec, report::Format::json, false));
+  EXPECT_TRUE(j["report"]["workload"]["cpu_time_cv"].is_null()) << j["report"]["workload"].dump();
+}
+
+}  // namespace
+}  // namespace nw

@@ -1,0 +1,134 @@
+#include "probes/kernel_features.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+#include "probes/kernel_btf_scan.h"
+
+namespace nw::probes {
+
+namespace {
+
+constexpr const char* kVmlinuxBtf = "/sys/kernel/btf/vmlinux";
+
+// The whole file in one buffer sized from fstat (sysfs gives a binary attribute's size): the BTF
+// is 5-6 MB, and a stream copy would double the time spent reading it.
+std::string read_binary(const char* path) {
+  std::string out;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && st.st_size > 0) out.resize(size_t(st.st_size));
+  size_t got = 0;
+  for (;;) {
+    if (got == out.size()) out.resize(std::max<size_t>(out.size() * 2, 1 << 20));
+    ssize_t n = read(fd, out.data() + got, out.size() - got);
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  close(fd);
+  out.resize(got);
+  return out;
+}
+
+// The same facts from a full libbpf parse, for BTF the scanner does not understand.
+KernelBtfFacts facts_from_libbpf(const std::vector<std::string>& tracepoints) {
+  KernelBtfFacts f;
+  btf* vmlinux = btf__load_vmlinux_btf();
+  if (!vmlinux) throw Error(fmt::format("cannot read the kernel's BTF from {}", kVmlinuxBtf));
+  for (const auto& tp : tracepoints)
+    if (btf__find_by_name_kind(vmlinux, ("btf_trace_" + tp).c_str(), BTF_KIND_TYPEDEF) >= 0) f.tracepoints.insert(tp);
+  f.handle_mm_fault_id = btf__find_by_name_kind(vmlinux, "handle_mm_fault", BTF_KIND_FUNC);
+  if (int id = btf__find_by_name_kind(vmlinux, "rq", BTF_KIND_STRUCT); id >= 0) {
+    const btf_type* t = btf__type_by_id(vmlinux, uint32_t(id));
+    const btf_member* m = btf_members(t);
+    for (uint16_t i = 0; i < btf_vlen(t); ++i, ++m)
+      if (std::strcmp(btf__name_by_offset(vmlinux, m->name_off), "prev_steal_time_rq") == 0)
+        f.rq_has_prev_steal_time_rq = true;
+  }
+  btf__free(vmlinux);
+  return f;
+}
+
+// Whether the kernel lets us trace the function with fentry programs, asked with the smallest
+// such program ("return 0"): kernels in lockdown, or without ftrace direct calls, refuse with
+// EPERM or ENOTSUPP. Returns 0 or the errno; costs one small load, not a failed load of the
+// whole object.
+int fentry_refused(int32_t func_id) {
+  if (func_id < 0) return ENOENT;
+  const bpf_insn insns[] = {{BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0}, {BPF_JMP | BPF_EXIT, 0, 0, 0, 0}};
+  LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY, .attach_btf_id = uint32_t(func_id));
+  int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "nw_fentry_probe", "GPL", insns, 2, &opts);
+  if (fd < 0) return errno;
+  close(fd);
+  return 0;
+}
+
+std::string fault_time_reason(int refused) {
+  if (refused == ENOENT)
+    return "this kernel's BTF has no handle_mm_fault to trace: page faults are counted (getrusage) and their "
+           "cost estimated";
+  return fmt::format("this kernel refuses fentry programs on handle_mm_fault ({}{}): page faults are counted "
+                     "(getrusage) and their cost estimated",
+                     std::strerror(refused),
+                     refused == EPERM ? ": kernel lockdown or a security policy forbids tracing kernel functions" : "");
+}
+
+}  // namespace
+
+ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& section)) {
+  std::vector<std::string> wanted;
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, obj) {
+    std::string sec = bpf_program__section_name(prog);
+    if (sec.starts_with("tp_btf/")) wanted.push_back(sec.substr(sec.find('/') + 1));
+  }
+  auto scanned = scan_kernel_btf(read_binary(kVmlinuxBtf));
+  const KernelBtfFacts facts = scanned ? *scanned : facts_from_libbpf(wanted);
+
+  ProgramPlan plan;
+  plan.measures_steal = facts.rq_has_prev_steal_time_rq;
+  const int fault_refused = fentry_refused(facts.handle_mm_fault_id);
+  plan.fault_time = fault_refused == 0;
+  std::set<std::string> missing_vectors;
+  bpf_object__for_each_program(prog, obj) {
+    std::string sec = bpf_program__section_name(prog);
+    std::string tp = sec.substr(sec.find('/') + 1);
+    if (skip(sec)) continue;
+    if (sec.starts_with("fentry/") || sec.starts_with("fexit/")) {
+      // Fault time: attached on its own after the rest, so that an attach failure costs only
+      // this source.
+      bpf_program__set_autoattach(prog, false);
+      if (!plan.fault_time) bpf_program__set_autoload(prog, false);
+      continue;
+    }
+    if (facts.tracepoints.count(tp)) continue;
+    bpf_program__set_autoload(prog, false);
+    if (tp == "nmi_handler")
+      plan.unavailable.push_back({"nmi", "this kernel has no nmi:nmi_handler tracepoint"});
+    else if (tp == "cpu_frequency")
+      plan.unavailable.push_back({"frequency", "this kernel has no power:cpu_frequency tracepoint"});
+    else if (tp.size() > 6 && (tp.ends_with("_entry") || tp.ends_with("_exit")))
+      missing_vectors.insert(tp.substr(0, tp.rfind('_')));
+  }
+  if (!plan.fault_time) plan.unavailable.push_back({"fault time", fault_time_reason(fault_refused)});
+  for (const auto& v : missing_vectors)
+    if (v == "local_timer" || v == "reschedule" || v == "call_function")
+      plan.unavailable.push_back({"irq:" + v, "this kernel has no irq_vectors:" + v + " tracepoints (not x86?)"});
+  return plan;
+}
+
+}  // namespace nw::probes

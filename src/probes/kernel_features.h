@@ -1,0 +1,24 @@
+// What this kernel lets the probe run, decided before its object is loaded: programs on
+// tracepoints the kernel lacks (another arch, an older kernel) are left out and said so; fault
+// time needs fentry on handle_mm_fault, which lockdown or a security policy may refuse; precise
+// steal needs struct rq's prev_steal_time_rq.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "record/run_record.h"
+
+struct bpf_object;
+
+namespace nw::probes {
+
+struct ProgramPlan {
+  bool fault_time = false;      // the fentry/fexit pair loads (attached separately, after the rest)
+  bool measures_steal = false;  // the programs read rq->prev_steal_time_rq
+  std::vector<nw::Unavailable> unavailable;
+};
+
+// Sets autoload/autoattach on the object's programs; sections `skip` accepts are left alone.
+ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& section));
+
+}  // namespace nw::probes
