@@ -5,10 +5,9 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "probes/kernel_btf_scan.h"
+#include "support/files.h"
 
 namespace nw::probes {
 namespace {
@@ -77,10 +76,7 @@ TEST(KernelBtfScan, RejectsWhatIsNotBtfOrIsTruncated) {
 // On a machine with kernel BTF: the scan agrees with libbpf's full parse on every fact.
 TEST(KernelBtfScan, AgreesWithLibbpfOnThisKernel) {
   if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) GTEST_SKIP() << "no /sys/kernel/btf/vmlinux here";
-  std::ifstream f("/sys/kernel/btf/vmlinux", std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto facts = scan_kernel_btf(ss.str());
+  auto facts = scan_kernel_btf(test::slurp("/sys/kernel/btf/vmlinux"));
   ASSERT_TRUE(facts);
   btf* v = btf__load_vmlinux_btf();
   ASSERT_TRUE(v);
