@@ -12,7 +12,9 @@ namespace nw::report {
 
 enum class Format { text, json, markdown, html };
 
-// The formats and their names live in one table (render.cpp); everything else asks it.
+// The formats and their names are one table (render.cpp): the CLI's --format choices, its help
+// and the tests' "every format" loops ask it, so a new format changes nothing outside reports/.
+
 // Every format, in --help order.
 std::vector<Format> all_formats();
 // Every name --format accepts: each format's own name, and aliases ("md").
@@ -21,6 +23,7 @@ std::vector<std::string> format_names();
 // sentence: "text, json, markdown or html".
 std::string format_choices();
 std::string format_list();
+
 // Throws nw::Error for an unknown name.
 Format parse_format(const std::string& name);
 

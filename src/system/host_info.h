@@ -22,8 +22,8 @@ namespace nw::sys {
 // Hostname and kernel come from uname() on the live machine, from proc/sys/kernel for a sysroot.
 HostInfo read_host_info(const std::string& root = "");
 
-// Only for src/probes/noise_probe.cpp, which still says sys::read_file while it is being split;
-// everything else calls nw::read_file (common/files.h). Delete with its last sys:: caller.
+// Only for src/probes/noise_probe.cpp, which still says sys::read_file; every other caller uses
+// nw::read_file (common/files.h). Delete with that last sys:: caller.
 using nw::read_file;
 
 }  // namespace nw::sys

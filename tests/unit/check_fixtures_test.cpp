@@ -71,7 +71,8 @@ TEST(CheckFixtures, ServerHousekeepingCpuIsNotIsolated) {
   EXPECT_EQ(r.exit_status(), 1);
 }
 
-TEST(CheckFixtures, FindingsFollowTheDesignOrder) {
+// The order of docs/contracts.md's finding ids (src/check/rules.cpp's kRules).
+TEST(CheckFixtures, FindingsFollowTheContractOrder) {
   auto r = check_sysroot(fixture_sysroot("server-tuned"), std::vector<int>{4});
   std::vector<std::string> ids;
   for (const auto& f : r.findings) ids.push_back(f.id);
