@@ -89,7 +89,7 @@ Finding check_load(const CheckContext& ctx) {
   for (const auto& p : procs) {
     if (busiest.size() == 5) break;
     if (p.state != 'R' && p.cpu_share() < 0.01) break;
-    if (p.pid != getpid()) kc.pids.push_back(p.pid);
+    if (!ctx.root.live() || p.pid != getpid()) kc.pids.push_back(p.pid);  // not this check itself
     busiest.push_back(fmt::format("{} (pid {}, {}{:.0f}% CPU since start)", p.comm, p.pid,
                                   p.state == 'R' ? "running, " : "", p.cpu_share() * 100));
     detail.push_back({{"pid", p.pid}, {"comm", p.comm}, {"state", std::string(1, p.state)}, {"cpu_share", p.cpu_share()}});
