@@ -191,6 +191,38 @@ void quieter(const Context& c, Out& out) {
                "None for measurement; it only moves the benchmark, the noise stays.");
 }
 
+using Title = std::function<std::string(const Context&)>;
+using Accepts = std::function<bool(const Context&, const std::string& source)>;
+
+// An entry that recommends catalogue knob `id` when the sources it accepts are material.
+Entry knob(const char* id, Title title, Accepts accepts) {
+  return {id, [=](const Context& c, Out& out) {
+            propose_knob(c, out, id, title(c), [&](const std::string& s) { return accepts(c, s); });
+          }};
+}
+Title text(const char* title) {
+  return [title](const Context&) { return std::string(title); };
+}
+Accepts source_is(const char* name) {
+  return [name](const Context&, const std::string& s) { return s == name; };
+}
+Accepts category_is(std::string_view category) {
+  return [category](const Context&, const std::string& s) { return sources::parse(s).category == category; };
+}
+// `unexplained`, which a layout knob may reduce; on a VM the host explains it first.
+bool layout(const Context& c, const std::string& s) { return !c.in.rec.host.virtualized && s == "unexplained"; }
+bool any_device_irq(const Context&, const std::string& s) { return device_irq(s); }
+// A process the scheduler may preempt less with a higher priority (kernel threads are not).
+bool preempting_process(const Context& c, const std::string& s) {
+  return machine_preemption(c, s) && !is_kernel_thread(name_of(s));
+}
+// Unbound kernel threads only: per-CPU ones ("ksoftirqd/1") and kworkers stay where they are.
+bool unbound_kthread(const Context& c, const std::string& s) {
+  auto name = name_of(s);
+  return machine_preemption(c, s) && is_kernel_thread(name) && name.rfind("kworker/", 0) != 0 &&
+         name.find('/') == std::string::npos;
+}
+
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> all = {
       {"stop-process", stop_processes},
@@ -205,94 +237,42 @@ const std::vector<Entry>& entries() {
                       [](const std::string& s) { return s == "migration"; }, &kc);
        }},
       {"quieter-cpu", quieter},
-      {"isolcpus",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "isolcpus", fmt::format("Isolate CPU {} from the scheduler (isolcpus)", c.target),
-                      [&](const std::string& s) { return machine_preemption(c, s); });
-       }},
-      {"kthread-cpus",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "kthread-cpus", fmt::format("Keep kernel threads on CPU {} (kthread_cpus)", c.housekeeping),
-                      [&](const std::string& s) {
-                        // Unbound kernel threads only: per-CPU ones ("ksoftirqd/1") and kworkers stay.
-                        auto name = name_of(s);
-                        return machine_preemption(c, s) && is_kernel_thread(name) && name.rfind("kworker/", 0) != 0 &&
-                               name.find('/') == std::string::npos;
-                      });
-       }},
-      {"workqueue-cpumask",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "workqueue-cpumask", fmt::format("Run unbound kernel work queues on CPU {} only", c.housekeeping),
-                      [&](const std::string& s) { return machine_preemption(c, s) && name_of(s).rfind("kworker/u", 0) == 0; });
-       }},
-      {"nohz-full",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "nohz-full", fmt::format("Stop the scheduler tick on CPU {} (nohz_full)", c.target),
-                      [](const std::string& s) { return sources::is_tick(sources::parse(s)); });
-       }},
-      {"rcu-nocbs",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "rcu-nocbs", fmt::format("Offload RCU callbacks from CPU {} (rcu_nocbs)", c.target),
-                      [&](const std::string& s) {
-                        return s == "softirq:RCU" || (machine_preemption(c, s) && name_of(s).rfind("rcu", 0) == 0);
-                      });
-       }},
-      {"irqaffinity",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "irqaffinity",
-                      fmt::format("Send every device IRQ to CPU {} from boot (irqaffinity)", c.housekeeping), device_irq);
-       }},
-      {"irqbalance",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "irqbalance", fmt::format("Keep irqbalance off CPU {}", c.target), device_irq);
-       }},
-      {"sched-fifo",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "sched-fifo", "Run the benchmark with a real-time priority (SCHED_FIFO)",
-                      [&](const std::string& s) { return machine_preemption(c, s) && !is_kernel_thread(name_of(s)); });
-       }},
-      {"nice",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "nice", "Give the benchmark the highest CFS weight (nice -20)",
-                      [&](const std::string& s) { return machine_preemption(c, s) && !is_kernel_thread(name_of(s)); });
-       }},
-      {"performance-governor",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "performance-governor", "Use the performance governor",
-                      [](const std::string& s) { return s == "frequency"; });
-       }},
-      {"fixed-frequency",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "fixed-frequency", "Fix the frequency: scaling_min_freq = scaling_max_freq",
-                      [](const std::string& s) { return s == "frequency"; });
-       }},
-      {"turbo-off",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "turbo-off", "Turn turbo/boost off so the frequency cannot vary with temperature and load",
-                      [](const std::string& s) { return s == "frequency"; });
-       }},
-      {"smt-off",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "smt-off", "Turn SMT off, or keep the benchmark's sibling CPU idle",
-                      [](const std::string& s) { return sources::parse(s).category == sources::kSmt; });
-       }},
-      {"c-states",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "c-states", "Disable deep C-states so the CPU wakes up fast",
-                      [](const std::string& s) { return s == "wakeup:idle"; });
-       }},
-      {"nmi-watchdog",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "nmi-watchdog", "Turn off the NMI watchdog",
-                      [](const std::string& s) { return sources::parse(s).category == sources::kNmi; });
-       }},
-      {"transparent-hugepages",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "transparent-hugepages", "Make transparent huge pages deterministic (never)",
-                      [&](const std::string& s) {
-                        return s == "fault" || s == "preemption:khugepaged" || s == "preemption:kcompactd0";
-                      });
-       }},
+      knob("isolcpus", [](const Context& c) { return fmt::format("Isolate CPU {} from the scheduler (isolcpus)", c.target); },
+           machine_preemption),
+      knob("kthread-cpus",
+           [](const Context& c) { return fmt::format("Keep kernel threads on CPU {} (kthread_cpus)", c.housekeeping); },
+           unbound_kthread),
+      knob("workqueue-cpumask",
+           [](const Context& c) { return fmt::format("Run unbound kernel work queues on CPU {} only", c.housekeeping); },
+           [](const Context& c, const std::string& s) {
+             return machine_preemption(c, s) && name_of(s).rfind("kworker/u", 0) == 0;
+           }),
+      knob("nohz-full", [](const Context& c) { return fmt::format("Stop the scheduler tick on CPU {} (nohz_full)", c.target); },
+           [](const Context&, const std::string& s) { return sources::is_tick(sources::parse(s)); }),
+      knob("rcu-nocbs", [](const Context& c) { return fmt::format("Offload RCU callbacks from CPU {} (rcu_nocbs)", c.target); },
+           [](const Context& c, const std::string& s) {
+             return s == "softirq:RCU" || (machine_preemption(c, s) && name_of(s).rfind("rcu", 0) == 0);
+           }),
+      knob("irqaffinity",
+           [](const Context& c) {
+             return fmt::format("Send every device IRQ to CPU {} from boot (irqaffinity)", c.housekeeping);
+           },
+           any_device_irq),
+      knob("irqbalance", [](const Context& c) { return fmt::format("Keep irqbalance off CPU {}", c.target); },
+           any_device_irq),
+      knob("sched-fifo", text("Run the benchmark with a real-time priority (SCHED_FIFO)"), preempting_process),
+      knob("nice", text("Give the benchmark the highest CFS weight (nice -20)"), preempting_process),
+      knob("performance-governor", text("Use the performance governor"), source_is("frequency")),
+      knob("fixed-frequency", text("Fix the frequency: scaling_min_freq = scaling_max_freq"), source_is("frequency")),
+      knob("turbo-off", text("Turn turbo/boost off so the frequency cannot vary with temperature and load"),
+           source_is("frequency")),
+      knob("smt-off", text("Turn SMT off, or keep the benchmark's sibling CPU idle"), category_is(sources::kSmt)),
+      knob("c-states", text("Disable deep C-states so the CPU wakes up fast"), source_is("wakeup:idle")),
+      knob("nmi-watchdog", text("Turn off the NMI watchdog"), category_is(sources::kNmi)),
+      knob("transparent-hugepages", text("Make transparent huge pages deterministic (never)"),
+           [](const Context&, const std::string& s) {
+             return s == "fault" || s == "preemption:khugepaged" || s == "preemption:kcompactd0";
+           }),
       {"dedicated-host",
        [](const Context& c, Out& out) {
          if (!c.in.rec.host.virtualized) return;
@@ -317,18 +297,8 @@ const std::vector<Entry>& entries() {
                      "sync; echo 3 > /proc/sys/vm/drop_caches   # or always start cold"},
                     "The benchmark no longer measures the storage it will meet in production.");
        }},
-      {"aslr-off",
-       [](const Context& c, Out& out) {
-         if (c.in.rec.host.virtualized) return;  // on a VM the host explains `unexplained` first
-         propose_knob(c, out, "aslr-off", "Disable address-space randomisation for the benchmark (may remove layout noise)",
-                      [](const std::string& s) { return s == "unexplained"; });
-       }},
-      {"clean-env",
-       [](const Context& c, Out& out) {
-         if (c.in.rec.host.virtualized) return;
-         propose_knob(c, out, "clean-env", "Run with a fixed, minimal environment (stack alignment depends on its size)",
-                      [](const std::string& s) { return s == "unexplained"; });
-       }},
+      knob("aslr-off", text("Disable address-space randomisation for the benchmark (may remove layout noise)"), layout),
+      knob("clean-env", text("Run with a fixed, minimal environment (stack alignment depends on its size)"), layout),
       {"more-warmup",
        [](const Context& c, Out& out) {
          if (!c.in.patterns.slow_first.found) return;

@@ -1,6 +1,7 @@
 // The one catalogue of knobs that remove benchmark noise, shared by the report's recommendations,
 // the check fixes and `noisewatch tune`:
-//   recommendation: "address source S with knob K"  -> commands(get(K), ctx), or for_source(S)
+//   recommendation: "address source S with knob K"  -> commands(get(K), ctx) and rerun(get(K), ctx)
+//                   (reports/advice.cpp decides when; for_source(S) lists the candidates)
 //   check finding:  "finding F -> fix commands"      -> fix_for_finding(F, ctx)
 //   tune:           the runtime knobs' planners       -> runtime_knobs()
 #pragma once
