@@ -1,8 +1,10 @@
-// The knob catalogue: noise sources -> the settings that remove them, with exact commands.
+// The report's recommendations: which knobs of the catalogue (src/knobs/) this run calls for, and
+// advice on the measurement itself.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "knobs/knob.h"
 #include "record/run_record.h"
 #include "reports/attribution.h"
 #include "reports/patterns.h"
@@ -38,8 +40,12 @@ Tier tier_of(const Recommendation& r);
 // The benchmark command as one shell line (arguments quoted where needed).
 std::string shell_command(const std::vector<std::string>& argv);
 
-// Every knob of the catalogue, in catalogue order (ids of per-process/per-IRQ knobs are prefixes:
+// What a recommendation can be, in table order (ids of per-process/per-IRQ ones are prefixes:
 // "stop-process" yields "stop-process:<comm>").
 std::vector<std::string> knob_ids();
+
+// What the catalogue renders a record's recommendations for: its CPUs, its machine's online CPUs
+// and its command, as root (no sudo).
+knobs::Context knob_context(const RunRecord& rec);
 
 }  // namespace nw::report

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "knobs/catalogue.h"
 #include "system/cpulist.h"
 
 namespace nw::check {
@@ -14,35 +15,20 @@ std::string cpus_text(const std::vector<int>& cpus) {
 
 std::string cpu_dir(int cpu) { return fmt::format("/sys/devices/system/cpu/cpu{}", cpu); }
 
-std::vector<std::string> boot_param_fix(const std::string& params) {
-  return {fmt::format("sudo sed -i 's/^GRUB_CMDLINE_LINUX=\"/&{} /' /etc/default/grub", params),
-          "sudo update-grub && sudo reboot"};
+knobs::Context fix_context(const CheckContext& ctx, std::vector<int> cpus) {
+  knobs::Context c;
+  c.cpus = std::move(cpus);
+  c.online = ctx.topo.online;
+  c.sudo = true;
+  return c;
 }
 
-std::vector<std::string> housekeeping_safe_fix(const std::vector<int>& online, const std::vector<int>& cpus,
-                                               const std::vector<int>& already, const std::string& before,
-                                               const std::string& after) {
-  std::vector<int> named = cpus, covered = already;
-  covered.insert(covered.end(), cpus.begin(), cpus.end());
-  std::vector<int> housekeeping = uncovered(online, covered);
-  if (housekeeping.empty()) {
-    for (int c : online)
-      if (std::find(named.begin(), named.end(), c) != named.end()) {
-        named.erase(std::find(named.begin(), named.end(), c));
-        housekeeping = {c};
-        break;
-      }
-  }
-  if (named.empty())
-    return {fmt::format("# CPU {} must stay a housekeeping CPU (IRQs, timers, kthreads): bring another CPU online "
-                        "to isolate one",
-                        cpus_text(housekeeping))};
-  std::vector<std::string> fix;
-  if (!housekeeping.empty())
-    fix.push_back(fmt::format("# CPU {} stay{} for housekeeping (IRQs, timers, kthreads): benchmark on CPU {}",
-                              cpus_text(housekeeping), housekeeping.size() == 1 ? "s" : "", cpus_text(named)));
-  for (auto& f : boot_param_fix(before + sys::format_cpulist(named) + after)) fix.push_back(std::move(f));
-  return fix;
+std::vector<std::string> boot_fix(const CheckContext& ctx, std::string_view finding, const std::vector<int>& already) {
+  std::vector<int> cpus = ctx.targets;
+  cpus.insert(cpus.end(), already.begin(), already.end());
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return knobs::fix_for_finding(finding, fix_context(ctx, std::move(cpus)));
 }
 
 std::vector<int> uncovered(const std::vector<int>& targets, const std::vector<int>& covered) {

@@ -5,6 +5,7 @@
 
 #include "check/rule_helpers.h"
 #include "check/rules.h"
+#include "knobs/catalogue.h"
 #include "system/cpufreq.h"
 
 namespace nw::check {
@@ -52,19 +53,13 @@ Finding check_cpu_governor(const CheckContext& ctx) {
   if (!missing.empty()) summary += fmt::format("; no cpufreq on CPU {}", cpus_text(missing));
 
   if (not_performance.empty()) return make_finding("cpu-governor", Status::ok, ctx.targets, summary);
-  std::vector<std::string> fix;
-  for (int c : not_performance) {
-    fix.push_back(fmt::format("echo performance | sudo tee {}/cpufreq/scaling_governor", cpu_dir(c)));
-    if (mode && *mode == "active" && !epp_values.empty())
-      fix.push_back(fmt::format("echo performance | sudo tee {}/cpufreq/energy_performance_preference", cpu_dir(c)));
-  }
-  return make_finding("cpu-governor", Status::warn, not_performance, summary, fix);
+  return make_finding("cpu-governor", Status::warn, not_performance, summary,
+                      knobs::fix_for_finding("cpu-governor", fix_context(ctx, not_performance)));
 }
 
 Finding check_frequency_range(const CheckContext& ctx) {
   std::vector<int> varying, fixed, missing;
   std::string summary;
-  std::vector<std::string> fix;
   for (int c : ctx.targets) {
     auto p = sys::read_cpufreq(ctx.root, c);
     if (!p || !p->min_khz || !p->max_khz) {
@@ -75,7 +70,6 @@ Finding check_frequency_range(const CheckContext& ctx) {
       varying.push_back(c);
       summary += fmt::format("{}CPU {}: scaling_min_freq {} kHz < scaling_max_freq {} kHz", summary.empty() ? "" : "; ",
                              c, *p->min_khz, *p->max_khz);
-      fix.push_back(fmt::format("cat {0}/cpufreq/scaling_max_freq | sudo tee {0}/cpufreq/scaling_min_freq", cpu_dir(c)));
     } else {
       fixed.push_back(c);
     }
@@ -84,7 +78,8 @@ Finding check_frequency_range(const CheckContext& ctx) {
     return make_finding("frequency-range", Status::unknown, ctx.targets, no_cpufreq(missing));
   if (!varying.empty()) {
     summary += " (the frequency may move between runs)";
-    return make_finding("frequency-range", Status::warn, varying, summary, fix);
+    return make_finding("frequency-range", Status::warn, varying, summary,
+                        knobs::fix_for_finding("frequency-range", fix_context(ctx, varying)));
   }
   auto p = sys::read_cpufreq(ctx.root, fixed.front());
   summary = fmt::format("scaling_min_freq = scaling_max_freq ({} kHz on CPU {})", *p->max_khz, fixed.front());
@@ -105,7 +100,7 @@ Finding check_turbo_boost(const CheckContext& ctx) {
     return make_finding("turbo-boost", Status::warn, ctx.targets,
                         fmt::format("turbo on ({}): the clock depends on temperature and on the other cores' load",
                                     t.source),
-                        {t.fix});
+                        knobs::fix_for_finding("turbo-boost", fix_context(ctx, ctx.targets)));
   return make_finding("turbo-boost", Status::ok, ctx.targets, fmt::format("turbo off ({})", t.source));
 }
 

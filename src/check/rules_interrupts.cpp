@@ -6,6 +6,7 @@
 
 #include "check/rule_helpers.h"
 #include "check/rules.h"
+#include "knobs/catalogue.h"
 #include "system/cpulist.h"
 #include "system/interrupts.h"
 #include "system/processes.h"
@@ -73,11 +74,9 @@ Finding check_irq_affinity(const CheckContext& ctx) {
   if (hk.empty()) {
     fix.push_back(fmt::format("# every online CPU is a target: leave one CPU out of --cpu for the IRQs"));
   } else {
-    std::string hk_list = sys::format_cpulist(hk);
-    std::string irqs;
-    for (const auto& l : landing) irqs += (irqs.empty() ? "" : " ") + std::to_string(l["irq"].get<int>());
-    fix.push_back(fmt::format("for i in {}; do echo {} | sudo tee /proc/irq/$i/smp_affinity_list; done", irqs, hk_list));
-    for (auto& f : boot_param_fix(fmt::format("irqaffinity={}", hk_list))) fix.push_back(f);
+    auto kc = fix_context(ctx, ctx.targets);
+    for (const auto& l : landing) kc.irqs.push_back(l["irq"].get<int>());
+    fix = knobs::fix_for_finding("irq-affinity", kc);
   }
   auto f = make_finding("irq-affinity", Status::warn, hit_cpus, summary, fix);
   f.detail = {{"irqs", landing}};
@@ -97,7 +96,7 @@ Finding check_irqbalance(const CheckContext& ctx) {
   return make_finding("irqbalance", Status::warn, ctx.targets,
                       fmt::format("irqbalance runs (pid {}): it moves device IRQs onto any CPU, undoing IRQ affinity",
                                   fmt::join(pids, ", ")),
-                      {"sudo systemctl disable --now irqbalance"});
+                      knobs::fix_for_finding("irqbalance", fix_context(ctx, ctx.targets)));
 }
 
 }  // namespace nw::check

@@ -41,7 +41,7 @@ Finding check_cpu_isolation(const CheckContext& ctx) {
   return make_finding("cpu-isolation", Status::warn, missing,
                       fmt::format("CPU {} not isolated (isolated CPUs: {}): the scheduler puts other tasks there",
                                   cpus_text(missing), cpus_text(*ctx.isolated)),
-                      housekeeping_safe_fix(ctx.topo.online, ctx.targets, *ctx.isolated, "isolcpus=domain,managed_irq,"));
+                      boot_fix(ctx, "cpu-isolation", *ctx.isolated));
 }
 
 Finding check_nohz_full(const CheckContext& ctx) {
@@ -58,7 +58,7 @@ Finding check_nohz_full(const CheckContext& ctx) {
                                     cpus_text(missing), source, cpus_text(*cpus));
   if (source == "/proc/cmdline") summary += " (no nohz_full file: the kernel may lack CONFIG_NO_HZ_FULL)";
   return make_finding("nohz-full", Status::warn, missing, summary,
-                      housekeeping_safe_fix(ctx.topo.online, ctx.targets, *cpus, "nohz_full="));
+                      boot_fix(ctx, "nohz-full", *cpus));
 }
 
 Finding check_rcu_nocbs(const CheckContext& ctx) {
@@ -81,7 +81,7 @@ Finding check_rcu_nocbs(const CheckContext& ctx) {
       "rcu-nocbs", Status::warn, missing,
       fmt::format("CPU {} process their own RCU callbacks (rcu_nocbs={}): the callbacks run in softirq there",
                   cpus_text(missing), param.empty() ? "unset" : param),
-      housekeeping_safe_fix(ctx.topo.online, ctx.targets, covered, "rcu_nocbs=", " rcu_nocb_poll"));
+      boot_fix(ctx, "rcu-nocbs", covered));
 }
 
 }  // namespace nw::check

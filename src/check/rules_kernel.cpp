@@ -4,6 +4,7 @@
 
 #include "check/rule_helpers.h"
 #include "check/rules.h"
+#include "knobs/catalogue.h"
 #include "system/sysctl.h"
 
 namespace nw::check {
@@ -20,7 +21,7 @@ Finding check_aslr(const CheckContext& ctx) {
                   "alignment effects vary; turning it off makes runs comparable but one layout may not be "
                   "representative, and it weakens security (prefer per benchmark: setarch -R)",
                   *v),
-      {"setarch -R ./bench   # this run only", "sudo sysctl -w kernel.randomize_va_space=0"});
+      knobs::fix_for_finding("aslr", fix_context(ctx, ctx.targets)));
 }
 
 Finding check_transparent_hugepages(const CheckContext& ctx) {
@@ -37,7 +38,7 @@ Finding check_transparent_hugepages(const CheckContext& ctx) {
     return make_finding("transparent-hugepages", Status::warn, ctx.targets,
                         "THP enabled=[always]: whether memory gets huge pages (and khugepaged's scans and "
                         "compaction stalls) varies from run to run",
-                        {"echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled"});
+                        knobs::fix_for_finding("transparent-hugepages", fix_context(ctx, ctx.targets)));
   return make_finding("transparent-hugepages", Status::ok, ctx.targets,
                       fmt::format("THP enabled=[{}]: huge pages only where the program asks", mode));
 }
@@ -53,7 +54,7 @@ Finding check_nmi_watchdog(const CheckContext& ctx) {
   return make_finding("nmi-watchdog", Status::warn, ctx.targets,
                       fmt::format("kernel.nmi_watchdog={}: a periodic NMI on every CPU, and it holds a PMU counter",
                                   *v),
-                      {"sudo sysctl -w kernel.nmi_watchdog=0"});
+                      knobs::fix_for_finding("nmi-watchdog", fix_context(ctx, ctx.targets)));
 }
 
 Finding check_numa_balancing(const CheckContext& ctx) {
@@ -76,7 +77,7 @@ Finding check_numa_balancing(const CheckContext& ctx) {
                       fmt::format("{} on {} NUMA nodes: the kernel unmaps pages to sample accesses (page faults) "
                                   "and migrates memory during the run",
                                   value, nodes),
-                      {"sudo sysctl -w kernel.numa_balancing=0"});
+                      knobs::fix_for_finding("numa-balancing", fix_context(ctx, ctx.targets)));
 }
 
 }  // namespace nw::check

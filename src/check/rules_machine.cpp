@@ -9,6 +9,7 @@
 
 #include "check/rule_helpers.h"
 #include "check/rules.h"
+#include "knobs/catalogue.h"
 #include "system/processes.h"
 
 namespace nw::check {
@@ -84,18 +85,21 @@ Finding check_load(const CheckContext& ctx) {
   });
   std::vector<std::string> busiest;
   nlohmann::json detail = nlohmann::json::array();
+  auto kc = fix_context(ctx, ctx.targets);  // stop-process: which service each busy pid is
   for (const auto& p : procs) {
     if (busiest.size() == 5) break;
     if (p.state != 'R' && p.cpu_share() < 0.01) break;
+    if (!ctx.root.live() || p.pid != getpid()) kc.pids.push_back(p.pid);  // not this check itself
     busiest.push_back(fmt::format("{} (pid {}, {}{:.0f}% CPU since start)", p.comm, p.pid,
                                   p.state == 'R' ? "running, " : "", p.cpu_share() * 100));
     detail.push_back({{"pid", p.pid}, {"comm", p.comm}, {"state", std::string(1, p.state)}, {"cpu_share", p.cpu_share()}});
   }
   std::string who =
       busiest.empty() ? "no busy process visible" : fmt::format("busiest: {}", fmt::join(busiest, ", "));
+  std::vector<std::string> fix = {"# stop or move the other work (top -o %CPU), then check again"};
+  for (auto& line : knobs::fix_for_finding("load", kc)) fix.push_back(std::move(line));
   auto f = make_finding("load", Status::warn, ctx.targets,
-                        fmt::format("{} (1 min >= 1.0: other work competes for CPUs and caches); {}", loads, who),
-                        {"# stop or move the other work (top -o %CPU), then check again"});
+                        fmt::format("{} (1 min >= 1.0: other work competes for CPUs and caches); {}", loads, who), fix);
   f.detail = {{"busiest", detail}};
   return f;
 }

@@ -5,6 +5,7 @@
 
 #include "check/rule_helpers.h"
 #include "check/rules.h"
+#include "knobs/catalogue.h"
 #include "system/cpuidle.h"
 
 namespace nw::check {
@@ -15,23 +16,17 @@ constexpr long long kMaxExitLatencyUs = 10;
 
 Finding check_cpu_idle_states(const CheckContext& ctx) {
   std::vector<int> deep_cpus, readable;
-  std::vector<std::string> parts, fix;
+  std::vector<std::string> parts;
   for (int c : ctx.targets) {
     auto states = sys::read_idle_states(ctx.root, c);
     if (!states) continue;
     readable.push_back(c);
     std::vector<std::string> deep;
-    std::vector<int> indexes;
     for (const auto& s : *states)
-      if (!s.disabled && s.latency_us > kMaxExitLatencyUs) {
-        deep.push_back(fmt::format("{} ({} us)", s.name, s.latency_us));
-        indexes.push_back(s.index);
-      }
+      if (!s.disabled && s.latency_us > kMaxExitLatencyUs) deep.push_back(fmt::format("{} ({} us)", s.name, s.latency_us));
     if (deep.empty()) continue;
     deep_cpus.push_back(c);
     parts.push_back(fmt::format("CPU {}: {}", c, fmt::join(deep, ", ")));
-    fix.push_back(fmt::format("for s in {}; do echo 1 | sudo tee {}/cpuidle/state$s/disable; done",
-                              fmt::join(indexes, " "), cpu_dir(c)));
   }
   if (readable.empty())
     return make_finding("cpu-idle-states", Status::unknown, ctx.targets,
@@ -40,11 +35,10 @@ Finding check_cpu_idle_states(const CheckContext& ctx) {
     return make_finding("cpu-idle-states", Status::ok, ctx.targets,
                         fmt::format("no enabled idle state with exit latency > {} us on CPU {}", kMaxExitLatencyUs,
                                     cpus_text(readable)));
-  fix.push_back("# or for the whole machine: sudo cpupower idle-set -D 11");
   return make_finding("cpu-idle-states", Status::warn, deep_cpus,
                       fmt::format("enabled idle states with exit latency > {} us: {} (waking up adds latency)",
                                   kMaxExitLatencyUs, fmt::join(parts, "; ")),
-                      fix);
+                      knobs::fix_for_finding("cpu-idle-states", fix_context(ctx, deep_cpus)));
 }
 
 Finding check_power_supply(const CheckContext& ctx) {

@@ -6,6 +6,7 @@
 
 #include "check/rule_helpers.h"
 #include "check/rules.h"
+#include "knobs/catalogue.h"
 #include "system/cpulist.h"
 
 namespace nw::check {
@@ -19,8 +20,11 @@ bool cpuinfo_has_flag(const sys::Sysroot& root, const std::string& flag, bool* r
   size_t pos = 0;
   while ((pos = text->find("\nflags", pos)) != std::string::npos) {
     auto end = text->find('\n', pos + 1);
-    std::string line = " " + text->substr(pos + 1, end - pos - 1) + " ";
-    if (line.find(" " + flag + " ") != std::string::npos) return true;
+    // Appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on " " + s + " " here.
+    std::string line(1, ' '), word(1, ' ');
+    line.append(*text, pos + 1, end - pos - 1).push_back(' ');
+    word.append(flag).push_back(' ');
+    if (line.find(word) != std::string::npos) return true;
     pos = end;
   }
   return false;
@@ -44,23 +48,25 @@ Finding check_smt(const CheckContext& ctx) {
   if (topo.siblings.empty())
     return make_finding("smt", Status::unknown, ctx.targets, "CPU topology not readable (no cpuN/topology)");
   std::vector<int> shared;
-  std::vector<std::string> pairs, fix;
+  std::vector<std::string> pairs;
+  auto kc = fix_context(ctx, ctx.targets);
   for (int c : ctx.targets) {
     auto it = topo.siblings.find(c);
     if (it == topo.siblings.end() || it->second.empty()) continue;
     shared.push_back(c);
     pairs.push_back(fmt::format("CPU {} shares its core with CPU {}", c, cpus_text(it->second)));
     for (int s : it->second)
-      if (std::find(ctx.targets.begin(), ctx.targets.end(), s) == ctx.targets.end())
-        fix.push_back(fmt::format("echo 0 | sudo tee {}/online   # keep the sibling idle", cpu_dir(s)));
+      if (std::find(ctx.targets.begin(), ctx.targets.end(), s) == ctx.targets.end()) kc.siblings.push_back(s);
   }
   std::string state = topo.smt_active ? "smt/active=1" : "SMT state unknown";
   if (shared.empty())
     return make_finding("smt", Status::ok, ctx.targets,
                         fmt::format("no target CPU has an SMT sibling ({})", state));
-  fix.insert(fix.begin(), "echo off | sudo tee /sys/devices/system/cpu/smt/control");
+  std::sort(kc.siblings.begin(), kc.siblings.end());
+  kc.siblings.erase(std::unique(kc.siblings.begin(), kc.siblings.end()), kc.siblings.end());
   return make_finding("smt", Status::warn, shared,
-                      fmt::format("{} ({}): the sibling's work slows the benchmark", fmt::join(pairs, "; "), state), fix);
+                      fmt::format("{} ({}): the sibling's work slows the benchmark", fmt::join(pairs, "; "), state),
+                      knobs::fix_for_finding("smt", kc));
 }
 
 Finding check_hybrid_cpu(const CheckContext& ctx) {
@@ -87,8 +93,9 @@ Finding check_hybrid_cpu(const CheckContext& ctx) {
     int pick = fastest.cpus.back();
     for (int c : ctx.targets)
       if (std::find(fastest.cpus.begin(), fastest.cpus.end(), c) != fastest.cpus.end()) pick = c;
-    auto f = make_finding("hybrid-cpu", Status::warn, ctx.targets, summary,
-                          {fmt::format("noisewatch run --cpu {} -- ./bench   # pin to one kind, the fastest", pick)});
+    std::vector<std::string> fix = {fmt::format("# pin to one kind, the fastest: CPU {}", pick)};
+    for (auto& line : knobs::commands(knobs::get("pin-cpu"), fix_context(ctx, {pick}))) fix.push_back(std::move(line));
+    auto f = make_finding("hybrid-cpu", Status::warn, ctx.targets, summary, fix);
     nlohmann::json detail = nlohmann::json::array();
     for (const auto& k : kinds)
       detail.push_back({{"cpus", k.cpus}, {"kind", k.name}, {"capacity", k.capacity ? nlohmann::json(*k.capacity) : nullptr}});

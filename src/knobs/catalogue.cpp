@@ -100,7 +100,7 @@ std::vector<Knob> build() {
   k.push_back({.id = "isolcpus", .title = "Isolate the benchmark CPUs from the scheduler (isolcpus)",
                .scope = Scope::boot, .removes = "other tasks scheduled onto the benchmark CPUs",
                .sources = {"preemption:*"}, .findings = {"cpu-isolation"},
-               .tradeoff = "The isolated CPUs get no load balancing: only tasks pinned there run on them.",
+               .tradeoff = "The isolated CPU gets no load balancing: only tasks pinned there run on it.",
                .boot = [](const std::string& iso, const std::string&) { return "isolcpus=domain,managed_irq," + iso; },
                .boot_key = "isolcpus"});
   k.push_back({.id = "nohz-full", .title = "Stop the scheduler tick on the benchmark CPUs (nohz_full)",
@@ -139,12 +139,12 @@ std::vector<Knob> build() {
                .scope = Scope::benchmark, .removes = "preemption by ordinary tasks", .sources = {"preemption:*"},
                .tradeoff = "A CPU-bound RT task starves other tasks on its CPU (RT throttling leaves them 5 %); "
                            "not how it runs in production.",
-               .run_flag = "--fifo", .commands = cmd_fifo});
+               .run_flag = "--fifo", .run_arg = "1", .commands = cmd_fifo});
   k.push_back({.id = "nice", .title = "Give the benchmark the highest CFS weight (nice -20)",
                .scope = Scope::benchmark, .removes = "part of the preemption by ordinary tasks",
                .sources = {"preemption:*"},
                .tradeoff = "Only a larger time share: the other task still runs, just less often.",
-               .run_flag = "--nice", .commands = cmd_nice});
+               .run_flag = "--nice", .run_arg = "-20", .commands = cmd_nice});
   k.push_back({.id = "clean-env", .title = "Run with a fixed, minimal environment", .scope = Scope::benchmark,
                .removes = "stack alignment changes with the environment's size", .sources = {"unexplained"},
                .tradeoff = "Fixes one stack alignment, which may be a lucky or unlucky one.",

@@ -1,6 +1,7 @@
 // The one catalogue of knobs that remove benchmark noise, shared by the report's recommendations,
 // the check fixes and `noisewatch tune`:
-//   recommendation: "address source S with knob K"  -> commands(get(K), ctx), or for_source(S)
+//   recommendation: "address source S with knob K"  -> commands(get(K), ctx) and rerun(get(K), ctx)
+//                   (reports/advice.cpp decides when; for_source(S) lists the candidates)
 //   check finding:  "finding F -> fix commands"      -> fix_for_finding(F, ctx)
 //   tune:           the runtime knobs' planners       -> runtime_knobs()
 #pragma once
@@ -26,6 +27,10 @@ std::vector<const Knob*> for_finding(std::string_view finding_id);
 // The commands that apply a knob by hand on the machine `c` describes. Boot knobs render the
 // boot-loader edit (boot_edit) for that one parameter.
 std::vector<std::string> commands(const Knob& k, const Context& c);
+// The `noisewatch` command line that applies the knob to one run of the benchmark, so that a
+// rerun proves what it removes: its run_flag ("noisewatch --no-aslr -- ./bench"), or for a runtime
+// knob --tune limited to it (and to the knob it needs); "" for boot and manual knobs.
+std::string rerun(const Knob& k, const Context& c);
 // The fix of a finding: the commands of every knob for it, boot edits merged into one.
 std::vector<std::string> fix_for_finding(std::string_view finding_id, const Context& c);
 // One edit of GRUB_CMDLINE_LINUX that sets every given boot knob's parameter (replacing an older

@@ -50,6 +50,20 @@ std::vector<std::string> boot_edit(const std::vector<const Knob*>& boot, const C
                       render::priv(c, fmt::format("grubby --update-kernel=ALL --args='{}'", params)))};
 }
 
+std::string rerun(const Knob& k, const Context& c) {
+  std::string flags;
+  if (k.run_flag == "--cpu")
+    flags = "--cpu " + render::targets(c);
+  else if (!k.run_flag.empty())
+    flags = k.run_arg.empty() ? std::string(k.run_flag) : fmt::format("{} {}", k.run_flag, k.run_arg);
+  else if (k.scope == Scope::runtime)
+    // `tune` leaves a knob alone without the one it needs (irqbalance without irq-affinity).
+    flags = fmt::format("--tune --tune-only {}{}{}", k.id, k.needs.empty() ? "" : ",", k.needs);
+  else
+    return "";
+  return fmt::format("noisewatch {} -- {}", flags, c.command);
+}
+
 std::vector<std::string> commands(const Knob& k, const Context& c) {
   if (k.scope == Scope::boot) return boot_edit({&k}, c);
   return k.commands ? k.commands(c) : std::vector<std::string>{};

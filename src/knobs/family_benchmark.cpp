@@ -10,22 +10,15 @@
 namespace nw::knobs::family {
 
 Commands cmd_pin(const Context& c) {
-  std::string cpu = c.cpus.empty() ? "<cpu>" : std::to_string(c.cpus.front());
-  return {fmt::format("noisewatch run --cpu {} -- {}", cpu, c.command),
-          fmt::format("taskset -c {} {}", cpu, c.command)};
+  return {rerun(get("pin-cpu"), c), fmt::format("taskset -c {} {}", render::targets(c), c.command)};
 }
 
-Commands cmd_fifo(const Context& c) {
-  return {fmt::format("noisewatch run --fifo 1 -- {}", c.command), render::priv(c, "chrt -f 1 " + c.command)};
-}
+Commands cmd_fifo(const Context& c) { return {rerun(get("sched-fifo"), c), render::priv(c, "chrt -f 1 " + c.command)}; }
 
-Commands cmd_nice(const Context& c) {
-  return {fmt::format("noisewatch run --nice -20 -- {}", c.command), render::priv(c, "nice -n -20 " + c.command)};
-}
+Commands cmd_nice(const Context& c) { return {rerun(get("nice"), c), render::priv(c, "nice -n -20 " + c.command)}; }
 
 Commands cmd_clean_env(const Context& c) {
-  return {fmt::format("noisewatch run --clean-env -- {}", c.command),
-          fmt::format("env -i PATH=\"$PATH\" HOME=\"$HOME\" LANG=C {}", c.command)};
+  return {rerun(get("clean-env"), c), fmt::format("env -i PATH=\"$PATH\" HOME=\"$HOME\" LANG=C {}", c.command)};
 }
 
 Commands cmd_stop_process(const Context& c) {

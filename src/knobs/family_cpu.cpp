@@ -87,10 +87,12 @@ Plan plan_idle_states(const sys::Sysroot& root, const Targets& t) {
 }
 
 Commands cmd_smt(const Context& c) {
+  std::string machine = render::write(c, "off", "/sys/devices/system/cpu/smt/control") + "   # or every sibling of the machine";
+  if (!c.siblings.empty())
+    return {render::write(c, "0", render::cpu_path(c.siblings, "online")) + "   # the benchmark CPUs' siblings", machine};
   return {fmt::format("cat {}   # the siblings; then for each sibling S that is not a benchmark CPU:",
                       render::cpu_path(c.cpus, "topology/thread_siblings_list")),
-          render::write(c, "0", "/sys/devices/system/cpu/cpuS/online"),
-          render::write(c, "off", "/sys/devices/system/cpu/smt/control") + "   # or every sibling of the machine"};
+          render::write(c, "0", "/sys/devices/system/cpu/cpuS/online"), machine};
 }
 
 Commands cmd_idle_states(const Context& c) {

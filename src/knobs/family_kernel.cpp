@@ -2,6 +2,7 @@
 // tunables that change the memory layout or take CPU time behind the benchmark's back.
 #include <fmt/format.h>
 
+#include "knobs/catalogue.h"
 #include "knobs/families.h"
 #include "knobs/render.h"
 #include "system/sysctl.h"
@@ -41,8 +42,7 @@ Commands cmd_sysctl(const Context& c, const std::string& name, const std::string
 }
 
 Commands cmd_aslr(const Context& c) {
-  return {fmt::format("noisewatch run --no-aslr -- {}   # this benchmark only (like setarch -R {})", c.command,
-                      c.command),
+  return {fmt::format("{}   # this benchmark only (like setarch -R {})", rerun(get("aslr-off"), c), c.command),
           render::priv(c, "sysctl -w kernel.randomize_va_space=0") + "   # the whole machine"};
 }
 

@@ -29,6 +29,7 @@ struct Context {
   std::vector<int> irqs;            // irq-affinity: only these IRQs (empty: every IRQ)
   std::string process;              // stop-process: the command name (comm)
   std::vector<int> pids;            // stop-process: some of its pids
+  std::vector<int> siblings;        // smt-off: the siblings to take offline (empty: found by hand)
 };
 
 // The benchmark CPUs split from the housekeeping CPUs. At least one online CPU always stays for
@@ -95,6 +96,7 @@ struct Knob {
   std::vector<std::string_view> findings{};  // `check` finding ids it fixes
   std::string_view tradeoff{};
   std::string_view run_flag{};  // the `run` flag that applies it to one benchmark, or ""
+  std::string_view run_arg{};   // the flag's value ("1" for --fifo); --cpu takes the benchmark CPUs
   bool opt_in = false;        // `tune apply` sets it only when named in --only
   std::string_view needs{};     // runtime: only worth applying along with this knob (irqbalance)
   Renderer commands = nullptr;  // the commands to apply it by hand (boot knobs: see boot_edit)

@@ -38,13 +38,11 @@ TurboState read_turbo(const Sysroot& root, const std::vector<int>& cpus) {
   if (auto no_turbo = root.read_int("/sys/devices/system/cpu/intel_pstate/no_turbo")) {
     t.enabled = *no_turbo == 0;
     t.source = "intel_pstate/no_turbo=" + std::to_string(*no_turbo);
-    t.fix = "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo";
     return t;
   }
   if (auto boost = root.read_int("/sys/devices/system/cpu/cpufreq/boost")) {
     t.enabled = *boost != 0;
     t.source = "cpufreq/boost=" + std::to_string(*boost);
-    t.fix = "echo 0 | sudo tee /sys/devices/system/cpu/cpufreq/boost";
     return t;
   }
   // amd-pstate exposes boost per policy (cpufreq/policyN/boost) on recent kernels.
@@ -58,7 +56,6 @@ TurboState read_turbo(const Sysroot& root, const std::vector<int>& cpus) {
       if (*boost != 0) break;
     }
   }
-  if (t.enabled) t.fix = "echo 0 | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/boost";
   return t;
 }
 

@@ -17,8 +17,7 @@ struct CpuFreqPolicy {
 // Turbo/boost state, from intel_pstate/no_turbo or cpufreq/boost (global or per policy).
 struct TurboState {
   std::optional<bool> enabled;
-  std::string source;   // the file that said so
-  std::string fix;      // the command that turns it off
+  std::string source;  // the file that said so
 };
 
 // Per CPU: nullopt when the CPU has no cpufreq directory (no driver, or a VM).

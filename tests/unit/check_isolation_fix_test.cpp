@@ -1,5 +1,7 @@
 // The boot-parameter fixes (isolcpus=, nohz_full=, rcu_nocbs=) on whole-machine trees: they
-// never take every online CPU from housekeeping, and they say which CPUs stay.
+// never take every online CPU from housekeeping, they say which CPUs stay, and since the edit
+// replaces a parameter's old value, they keep the CPUs it already covered.
+#include <algorithm>
 #include <set>
 
 #include "check/check_context.h"
@@ -46,7 +48,10 @@ TEST(CheckIsolationFix, TwoCpuVmKeepsCpu0ForHousekeeping) {
     auto fix = boot_fix(*f);
     ASSERT_TRUE(fix) << id << ": no boot-parameter line in " << nlohmann::json(f->fix).dump();
     EXPECT_EQ(fix->named, ints("1")) << id;
-    EXPECT_EQ(fix->note, "# CPU 0 stays for housekeeping (IRQs, timers, kthreads): benchmark on CPU 1") << id;
+    EXPECT_EQ(fix->note,
+              "# CPU 0 stays for housekeeping (timers, RCU, IRQs, kernel threads): the benchmark CPUs covered every "
+              "online CPU, so CPU 0 is left out of the isolated set")
+        << id;
   }
   EXPECT_NE(r.find("rcu-nocbs")->fix[1].find("rcu_nocbs=1 rcu_nocb_poll "), std::string::npos)
       << r.find("rcu-nocbs")->fix[1];
@@ -57,7 +62,7 @@ TEST(CheckIsolationFix, LaptopNamesTheTargetAndTheRestStay) {
   auto fix = boot_fix(*one.find("cpu-isolation"));
   ASSERT_TRUE(fix);
   EXPECT_EQ(fix->named, ints("2"));
-  EXPECT_EQ(fix->note, "# CPU 0-1,3-13 stay for housekeeping (IRQs, timers, kthreads): benchmark on CPU 2");
+  EXPECT_EQ(fix->note, "# CPU 0-1,3-13 stay for housekeeping (timers, RCU, IRQs, kernel threads)");
   // Every CPU as target (the default on this untuned laptop): CPU 0 stays.
   auto all = check_sysroot(fixture_sysroot("laptop-hybrid-untuned"));
   ASSERT_EQ(all.target_cpus.size(), 14u);
@@ -81,8 +86,21 @@ TEST(CheckIsolationFix, ServerWithEveryCpuAsTargetKeepsOne) {
   }
 }
 
-// Whatever the tree and the targets, the CPUs the fix names and those the machine already
-// isolates never cover every online CPU, and the note names CPUs that are left.
+// CPUs 2-7 are isolated already; the fix for CPU 1 replaces isolcpus=2-7 with a list that keeps
+// them, and CPU 0 is the one left.
+TEST(CheckIsolationFix, ServerKeepsTheCpusItIsolatesAlready) {
+  auto r = check_sysroot(fixture_sysroot("server-tuned"), ints("1"));
+  const Finding* f = r.find("cpu-isolation");
+  ASSERT_EQ(f->status, Status::warn);
+  auto fix = boot_fix(*f);
+  ASSERT_TRUE(fix);
+  EXPECT_EQ(fix->named, ints("1-7"));
+  EXPECT_EQ(fix->note.rfind("# CPU 0 stays for housekeeping", 0), 0u) << fix->note;
+}
+
+// Whatever the tree and the targets, the CPUs the fix names (the edit replaces the old value:
+// they are what is isolated after the reboot) never cover every online CPU, the note names CPUs
+// that are left, and every CPU isolated before stays isolated unless it is the one left.
 TEST(CheckIsolationFix, NeverIsolatesEveryOnlineCpu) {
   const std::vector<std::string> trees = {"vm-firecracker-2cpu", "laptop-hybrid-untuned", "server-tuned",
                                           "epyc-numa2-amd-pstate"};
@@ -102,10 +120,6 @@ TEST(CheckIsolationFix, NeverIsolatesEveryOnlineCpu) {
         ASSERT_TRUE(fix) << tree << " " << id;
         ++fixes_seen;
         std::set<int> covered(fix->named.begin(), fix->named.end());
-        if (id == "cpu-isolation") {
-          auto ctx = make_context(root, targets);
-          covered.insert(ctx.isolated->begin(), ctx.isolated->end());
-        }
         EXPECT_LT(covered.size(), online.size()) << tree << " " << id << ": " << fix->note;
         ASSERT_EQ(fix->note.rfind("# CPU ", 0), 0u) << tree << " " << id << " does not say which CPUs stay";
         auto stay = ints(fix->note.substr(6, fix->note.find(' ', 6) - 6));
@@ -113,6 +127,11 @@ TEST(CheckIsolationFix, NeverIsolatesEveryOnlineCpu) {
           EXPECT_TRUE(std::binary_search(online.begin(), online.end(), c)) << tree << " " << id;
           EXPECT_EQ(covered.count(c), 0u) << tree << " " << id << ": CPU " << c << " is named and said to stay";
         }
+        auto before = make_context(root, targets).isolated.value_or(std::vector<int>{});
+        if (id == "cpu-isolation")
+          for (int c : before)
+            if (std::find(stay.begin(), stay.end(), c) == stay.end())
+              EXPECT_EQ(covered.count(c), 1u) << tree << ": CPU " << c << " was isolated and the fix drops it";
       }
     }
   }
@@ -128,7 +147,7 @@ TEST(CheckIsolationFix, OneOnlineCpuGetsNoBootParameter) {
   const Finding* f = r.find("cpu-isolation");
   ASSERT_EQ(f->status, Status::warn);
   ASSERT_EQ(f->fix.size(), 1u) << nlohmann::json(f->fix).dump();
-  EXPECT_NE(f->fix[0].find("# CPU 0 must stay a housekeeping CPU"), std::string::npos) << f->fix[0];
+  EXPECT_NE(f->fix[0].find("# only one online CPU: nothing can be isolated"), std::string::npos) << f->fix[0];
   EXPECT_FALSE(boot_fix(*f));
 }
 

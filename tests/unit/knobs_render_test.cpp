@@ -74,7 +74,33 @@ TEST(KnobsRender, UnknownMachineRendersPlaceholders) {
   auto boot = commands(get("nohz-full"), c);
   EXPECT_NE(boot[1].find("nohz_full=<cpu> "), std::string::npos) << boot[1];
   auto fifo = commands(get("sched-fifo"), c);
-  EXPECT_EQ(fifo.front(), "noisewatch run --fifo 1 -- ./bench");
+  EXPECT_EQ(fifo.front(), "noisewatch --fifo 1 -- ./bench");
+}
+
+TEST(KnobsRender, SmtNamesTheSiblingsWhenKnown) {
+  auto c = ctx({2}, {0, 1, 2, 3}, true);
+  c.siblings = {3};
+  auto known = commands(get("smt-off"), c);
+  EXPECT_EQ(known.front(), "echo 0 | sudo tee /sys/devices/system/cpu/cpu3/online   # the benchmark CPUs' siblings");
+  c.siblings.clear();
+  EXPECT_NE(commands(get("smt-off"), c).front().find("cpu2/topology/thread_siblings_list"), std::string::npos);
+}
+
+TEST(KnobsRerun, RunFlagOrTuneForThatKnobOrNothing) {
+  auto c = ctx({2, 3}, {0, 1, 2, 3});
+  c.command = "./bench --size 'a b'";
+  EXPECT_EQ(rerun(get("aslr-off"), c), "noisewatch --no-aslr -- ./bench --size 'a b'");
+  EXPECT_EQ(rerun(get("sched-fifo"), c), "noisewatch --fifo 1 -- ./bench --size 'a b'");
+  EXPECT_EQ(rerun(get("nice"), c), "noisewatch --nice -20 -- ./bench --size 'a b'");
+  EXPECT_EQ(rerun(get("pin-cpu"), c), "noisewatch --cpu 2-3 -- ./bench --size 'a b'");
+  EXPECT_EQ(rerun(get("turbo-off"), c), "noisewatch --tune --tune-only turbo-off -- ./bench --size 'a b'");
+  // irqbalance is left alone by `tune` without the IRQ move it protects.
+  EXPECT_EQ(rerun(get("irqbalance"), c), "noisewatch --tune --tune-only irqbalance,irq-affinity -- ./bench --size 'a b'");
+  EXPECT_EQ(rerun(get("isolcpus"), c), "");
+  EXPECT_EQ(rerun(get("stop-process"), c), "");
+  // The per-benchmark knobs' own commands start with their rerun.
+  for (const char* id : {"pin-cpu", "sched-fifo", "nice", "clean-env", "aslr-off"})
+    EXPECT_EQ(commands(get(id), c).front().rfind(rerun(get(id), c), 0), 0u) << id;
 }
 
 TEST(KnobsRender, StopProcessQuotesTheName) {
