@@ -22,7 +22,7 @@
 #                 (the record's probe_switches, plus the few the held child made before it was
 #                 tracked) against the kernel's count for the process (rusage voluntary and
 #                 involuntary, also in the record): equal in every run; lost_events 0 in every run.
-#   paced storm   the same storm paced to ~130k switches/s (--spin-ns 5000 per hand-over: the
+#   paced storm   the same storm paced to ~130-150k switches/s (--spin-ns 5000 per hand-over: the
 #                 issue's ">= 100k switches/s" rather than the fastest this machine can switch),
 #                 bare / under noisewatch, median of the paired ratios <= 1.10.
 #   start-up      wall time of `noisewatch --runs 1 --warmup 0 -q -- true`, median of
@@ -32,19 +32,20 @@
 #                 Times are the script's own (date +%s%N around each command, wrapper included
 #                 alike for all three).
 #   memory        peak RSS of a 10-run session, `noisewatch run --cpu CPU --runs 10 -q --json F --
-#                 arraysum` (a warm-up + 10 runs), /usr/bin/time %M, the largest of
+#                 arraysum` (the default warm-up + 10 runs), /usr/bin/time %M, the largest of
 #                 BENCH_RSS_SESSIONS sessions <= 30 MiB. %M is the larger of noisewatch's own peak
 #                 and its benchmark's, so it bounds noisewatch's from above; the anchor is
 #                 arraysum's own peak RSS run bare (when the figure exceeds it, it is noisewatch's).
 #   check         CPU time `noisewatch check --duration BENCH_CHECK_SECONDS` spends outside its
 #                 spinners (config checks, loading and attaching the eBPF probe, collecting,
-#                 rendering), median of BENCH_CHECK_RUNS runs, as % of the measured duration
+#                 rendering), median of BENCH_CHECK_RUNS runs, as % of the --duration
 #                 <= 5 %. check spins one thread per target CPU (src/check/cpu_noise.cpp) while
 #                 its main thread sleeps; those threads exist only during the measurement. Figure:
 #                 the process's user+sys time (getrusage of the reaped process, bash `time`, 1 ms)
 #                 minus the spinner threads' run time at their exit minus what the process ran
 #                 before it exec'd noisewatch (the wrappers), the two from the scheduler's
-#                 sum_exec_runtime read by bpftrace at sched_process_exit / sched_process_exec.
+#                 sum_exec_runtime read by bpftrace at sched_process_exit / sched_process_exec
+#                 (probes that fire at exec and exit only: nothing on the measured path).
 #                 The scheduler updates that clock at ticks and switches, so each reading may lag
 #                 by up to a tick: the figure errs high, never low. The main thread's own run
 #                 time at its exit (which errs low by its last stretch) is printed beside it. Not
@@ -52,7 +53,8 @@
 #                 mostly the spinners, and so part of the noise check measures) and kernel work
 #                 deferred to kworkers (freeing the programs after exit).
 #   agent         `noisewatch agent` with /metrics scraped every 15 s (bench/agent_overhead.sh,
-#                 BENCH_AGENT_SECONDS window, after the start-up): its threads' run time
+#                 BENCH_AGENT_SECONDS window from 2 s after the start-up; the default 60 s covers
+#                 one of the agent's once-a-minute configuration checks): its threads' run time
 #                 (schedstat) plus its eBPF programs' run time in the kernel
 #                 (kernel.bpf_stats_enabled, which adds two clock reads per program run: an upper
 #                 bound), as % of one CPU < 0.5 %.
@@ -75,6 +77,7 @@
 # listed at the top): BENCH_T_PERTURBATION, BENCH_T_STORM, BENCH_T_STORM_FLOOR, BENCH_T_PACED,
 # BENCH_T_START_MS, BENCH_T_RSS_MIB, BENCH_T_CHECK_PCT, BENCH_T_AGENT_PCT, BENCH_T_REPORT_MS.
 set -u -o pipefail
+export LC_ALL=C  # decimal points in bash's `time`, awk and sort -g
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 build=$(cd "${1:-$repo/build}" 2>/dev/null && pwd) || { echo "overhead.sh: no build directory ${1:-}" >&2; exit 125; }
@@ -205,12 +208,13 @@ timed_us() {
   fi
   echo $(((t1 - t0) / 1000)) >>"$out"
 }
-# peak_kib OUT CMD...: appends CMD's peak RSS in KiB (/usr/bin/time %M) to OUT when it exits 0.
+# peak_kib OUT CMD...: runs CMD under prio and appends its peak RSS in KiB (/usr/bin/time %M) to
+# OUT when it exits 0.
 peak_kib() {
   local out=$1 k st
   shift
   rm -f "$tmp/rss"
-  /usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>"$tmp/cmd.err"
+  prio /usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>"$tmp/cmd.err"
   st=$?
   if ((st != 0)); then fails_with "$st" "$@"; return 1; fi
   k=$(tail -1 "$tmp/rss" 2>/dev/null)
@@ -279,7 +283,7 @@ ratio=$(paired "$tmp/pp.a" "$tmp/pp.b"); floor=$(paired "$tmp/pp.a" "$tmp/pp.f")
 excess=$(awk -v r="$ratio" -v f="$floor" 'BEGIN {if (r == "" || f == "" || r == "nan" || f == "nan") print "nan"; else printf "%.4f", r - f}')
 ratio_m=$(awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.4f", b/a}')
 rate=$(awk -v a="$ma" -v n="$pp_rounds" 'BEGIN {printf "%.0fk", 2*n/(a/1e3)/1e3}')
-line "switch storm" "ping-pong nw/bare $ratio, anchor: empty programs (F) $floor, excess $excess (medians of $pp_rounds_total paired ratios; nw $mb, F $mf, bare $ma ms), target <= $t_storm and excess <= $t_floor" \
+line "switch storm" "ping-pong nw/bare $ratio, anchor: empty programs (F) $floor, nw above F $excess (medians of $pp_rounds_total paired ratios; nw $mb, F $mf, bare $ma ms), target <= $t_storm and above F <= $t_floor" \
   "${ratio:-nan} <= $t_storm; $excess <= $t_floor" \
   "$tmp/pp.a" "$pp_rounds_total" "$tmp/pp.b" "$pp_rounds_total" "$tmp/pp.f" "$pp_rounds_total"
 info "switch storm" "  ratio of medians nw/bare $ratio_m"
@@ -315,8 +319,8 @@ line start-up "noisewatch -q -- true: median $s_nw ms (max $s_max), anchors: per
 # ---- memory: a 10-run session -----------------------------------------------------------------
 : >"$tmp/rss.nw"; : >"$tmp/rss.bare"
 for ((s = 0; s < rss_sessions; s++)); do
-  peak_kib "$tmp/rss.bare" prio taskset -c "$cpu" "$build/arraysum"
-  peak_kib "$tmp/rss.nw" prio "$nw" run --cpu "$cpu" --runs 10 -q --json "$tmp/mem-$s.json" -- "$build/arraysum"
+  peak_kib "$tmp/rss.bare" taskset -c "$cpu" "$build/arraysum"
+  peak_kib "$tmp/rss.nw" "$nw" run --cpu "$cpu" --runs 10 -q --json "$tmp/mem-$s.json" -- "$build/arraysum"
 done
 mib=$(sort -g "$tmp/rss.nw" | tail -1 | awk '{printf "%.1f", $1/1024}'); mib=${mib:-nan}
 bare_mib=$(sort -g "$tmp/rss.bare" | tail -1 | awk '{printf "%.1f", $1/1024}'); bare_mib=${bare_mib:-nan}
@@ -371,7 +375,8 @@ while read -r pid ncpu total_ms; do
   awk -v m="$main" -v b="$before" 'BEGIN {printf "%.1f\n", (m - b) / 1e6}' >>"$tmp/check.main"
   awk -v s="$spin" -v n="$nspin" 'BEGIN {printf "%.1f\n", s / 1e6 / n}' >>"$tmp/check.spin"
 done <"$tmp/check.runs"
-c_own=$(median <"$tmp/check.own"); c_main=$(median <"$tmp/check.main"); c_spin=$(median <"$tmp/check.spin")
+ms1() { median | awk '{if ($1 == "nan") print "nan"; else printf "%.1f", $1}'; }
+c_own=$(ms1 <"$tmp/check.own"); c_main=$(ms1 <"$tmp/check.main"); c_spin=$(ms1 <"$tmp/check.spin")
 c_pct=$(awk -v o="$c_own" -v d="$check_seconds" 'BEGIN {if (o == "nan") print "nan"; else printf "%.2f", o / (d * 1000) * 100}')
 line check "check --duration $check_seconds: own CPU $c_own ms = $c_pct % of the duration (main thread alone $c_main ms; each spinner $c_spin ms CPU; medians of $check_runs), target <= $t_check %" \
   "$c_pct <= $t_check" "$tmp/check.own" "$check_runs"
