@@ -76,6 +76,12 @@ if [ "$scrape" -gt 0 ]; then
   while [ "$(date +%s)" -lt "$end" ]; do
     curl -sf -o /dev/null "http://127.0.0.1:$port/metrics" || fail "GET /metrics failed"
     scrapes=$((scrapes + 1))
+    # Never past the end: a window shorter than the interval stays DURATION long.
+    left=$((end - $(date +%s)))
+    if [ "$left" -lt "$scrape" ]; then
+      [ "$left" -le 0 ] || sleep "$left"
+      break
+    fi
     sleep "$scrape"
   done
 else

@@ -16,8 +16,10 @@ RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev 
 # (the HTML report is checked in a headless browser); clang's sanitizer runtime (the fuzzer);
 # python3-jsonschema (the timeline's trace file is checked against the trace-event format).
 TEST=(libgtest-dev libgmock-dev prometheus chromium libclang-rt-14-dev python3-jsonschema)
-# Benchmarks: perf stat, bpftrace and hyperfine, the anchors of bench/overhead.sh.
-BENCH=(linux-perf hyperfine bpftrace)
+# Benchmarks: perf stat and bpftrace, the anchors bench/overhead.sh prints beside noisewatch's
+# start-up (bpftrace also reads check's thread run times there); jq and curl, with which it reads
+# the records and scrapes the agent; hyperfine, to time commands by hand.
+BENCH=(linux-perf bpftrace jq curl hyperfine)
 
 case "$purpose" in
   run) PKGS=("${RUN[@]}") ;;
