@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::probes {
 

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "probes/counter_analysis.h"
 #include "probes/counter_host.h"
 #include "probes/counter_sysfs_pmu.h"

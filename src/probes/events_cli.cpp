@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "probes/counter_fd.h"
 #include "probes/counter_host.h"
 #include "probes/counter_sysfs_pmu.h"

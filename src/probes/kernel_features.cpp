@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "probes/kernel_btf_scan.h"
 
 namespace nw::probes {

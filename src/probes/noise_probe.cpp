@@ -20,7 +20,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
+#include "common/files.h"
 #include "noise.skel.h"
 #include "probes/kernel_features.h"
 #include "probes/source_names.h"
@@ -77,6 +78,7 @@ struct NoiseProbe::Impl {
 
   void track(pid_t tid, uint32_t flags, uint64_t cpu_base);
   bool measures_steal = false;
+  std::set<int> with_sibling, with_cpufreq;  // read once here; the runner asks (machine limits)
 
   ~Impl() {
     markers.reset();  // their links and ring buffer before the object
@@ -158,13 +160,15 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     }
     std::string base = fmt::format("/sys/devices/system/cpu/cpu{}/", c);
     try {
-      auto sibs = sys::parse_cpulist(sys::read_file(base + "topology/thread_siblings_list"));
+      auto sibs = sys::parse_cpulist(read_file(base + "topology/thread_siblings_list"));
       for (int s : sibs)
         if (s != c) cfg.sibling = uint32_t(s + 1);  // two-way SMT: the other thread of the core
+      if (cfg.sibling) impl_->with_sibling.insert(c);
     } catch (const std::exception&) {
     }
-    std::string cur = sys::read_file(base + "cpufreq/scaling_cur_freq");
+    std::string cur = read_file(base + "cpufreq/scaling_cur_freq");
     if (!cur.empty()) {
+      impl_->with_cpufreq.insert(c);
       cfg.freq_khz = std::stoull(cur);
       cfg.freq_ts = sys::monotonic_ns();
     }
@@ -368,6 +372,10 @@ SwitchCounts NoiseProbe::switches() const {
 }
 
 bool NoiseProbe::measures_steal() const { return impl_->measures_steal; }
+
+bool NoiseProbe::has_sibling(int cpu) const { return impl_->with_sibling.count(cpu) > 0; }
+
+bool NoiseProbe::has_cpufreq(int cpu) const { return impl_->with_cpufreq.count(cpu) > 0; }
 
 uint64_t NoiseProbe::cpu_ns() const { return __atomic_load_n(&impl_->skel->bss->cpu_ns, __ATOMIC_RELAXED); }
 

@@ -78,6 +78,9 @@ class NoiseProbe {
   // Whether hypervisor steal comes from the probe ("steal" events: the scheduler's own account,
   // in ns, only while a tracked task ran or waited) rather than /proc/stat (10 ms ticks).
   bool measures_steal() const;
+  // What the probe read of each CPU at set-up: an SMT sibling, a cpufreq driver.
+  bool has_sibling(int cpu) const;
+  bool has_cpufreq(int cpu) const;
   std::vector<nw::Unavailable> unavailable() const;
   FrequencySnapshot frequency(int cpu) const;
   int possible_cpus() const;

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <perfmon/pfmlib_perf_event.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 
 namespace nw::probes {
 

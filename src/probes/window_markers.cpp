@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/errors.h"
+#include "common/errors.h"
 #include "noise.h"
 #include "noise.skel.h"
 

@@ -34,15 +34,11 @@ namespace {
 uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1'000'000'000ull + uint64_t(tv.tv_usec) * 1000ull; }
 
 // Sources the machine cannot provide, said once per record with the reason.
-void note_machine_limits(RunRecord& rec, const std::vector<int>& cpus) {
+void note_machine_limits(RunRecord& rec, const std::vector<int>& cpus, const probes::NoiseProbe& probe) {
   bool any_cpufreq = false, any_sibling = false;
   for (int c : cpus) {
-    std::string base = fmt::format("/sys/devices/system/cpu/cpu{}/", c);
-    if (!read_file(base + "cpufreq/scaling_cur_freq").empty()) any_cpufreq = true;
-    try {
-      if (sys::parse_cpulist(read_file(base + "topology/thread_siblings_list")).size() > 1) any_sibling = true;
-    } catch (const std::exception&) {
-    }
+    any_cpufreq = any_cpufreq || probe.has_cpufreq(c);
+    any_sibling = any_sibling || probe.has_sibling(c);
   }
   if (!any_cpufreq)
     rec.add_unavailable("frequency", rec.host.virtualized
@@ -97,7 +93,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     tl.emplace();
     tl->threshold_ns = plan.timeline_threshold_ns;
   }
-  note_machine_limits(rec, plan.cpus);
+  note_machine_limits(rec, plan.cpus, probe);
   if (!probe.measures_steal() && rec.host.virtualized)
     rec.add_unavailable("steal", "this kernel does not account hypervisor steal in the scheduler "
                                  "(CONFIG_PARAVIRT_TIME_ACCOUNTING): steal comes from /proc/stat in 10 ms ticks, "

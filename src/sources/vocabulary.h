@@ -7,7 +7,7 @@
 // Add a noise source:
 //   1. The kernel side: a value of `enum nw_kind` in bpf/noise.h and the code in bpf/noise.bpf.c
 //      that charges it (or, for a figure read from /proc, its reading in src/runner/session.cpp).
-//   2. The probe's naming: a case in name_event() (src/probes/noise_probe.cpp) that builds the
+//   2. The probe's naming: a case in EventNamer::name() (src/probes/source_names.cpp) that builds the
 //      name with format(kYourCategory, name); kernel-side names (vectors, softirqs) go into
 //      kernel_names.cpp.
 //   3. One entry here: a category constant below and its row in kCategories (vocabulary.cpp):

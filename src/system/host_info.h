@@ -2,9 +2,6 @@
 #pragma once
 #include <string>
 
-#include "common/files.h"
-
-
 namespace nw {
 
 // The machine a run was recorded on (the record's "host" object).
@@ -21,9 +18,5 @@ namespace nw::sys {
 // Reads kernel, CPU model, hypervisor flag and online CPUs under `root` ("" = live machine).
 // Hostname and kernel come from uname() on the live machine, from proc/sys/kernel for a sysroot.
 HostInfo read_host_info(const std::string& root = "");
-
-// Only for src/probes/noise_probe.cpp, which still says sys::read_file; every other caller uses
-// nw::read_file (common/files.h). Delete with that last sys:: caller.
-using nw::read_file;
 
 }  // namespace nw::sys
