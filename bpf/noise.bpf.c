@@ -63,12 +63,12 @@ __u64 idle_since;
 // their last switch, less cpu_base).
 __u64 cpu_ns;
 
-// Not preallocated: 16k keys x every possible CPU took 6 ms of the start-up here (and would take
-// 32 MB on a 64-CPU machine); records go to the fixed slots and the preemption cache first, so an
-// insert here (a new source) is rare.
+// Preallocated, although that costs ~6 ms of the start-up here: without it an insert from a
+// tracepoint draws on the kernel's per-CPU allocation cache, which is refilled asynchronously, and
+// a burst of new keys (--windows starts a new set at every window marker) found it empty and lost
+// records (lost_events 13 in one windows e2e run).
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
   __uint(max_entries, NW_MAX_NOISE_KEYS);
   __type(key, struct nw_noise_key);
   __type(value, struct nw_noise_val);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "reports/advice.h"
 #include "sources/vocabulary.h"
 #include "system/cpulist.h"
@@ -98,6 +100,14 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
   m.headline = a.headline;
   m.summary = a.summary;
   for (const auto& run : rec.runs) m.warmups += run.warmup;
+  if (rec.warmup_windows) {
+    const auto processes = std::count_if(rec.process_runs.begin(), rec.process_runs.end(),
+                                         [](const RunSample& p) { return !p.warmup; });
+    m.repetitions = fmt::format("{} windows of {} process run{} + {} warm-up windows", m.summary.runs, processes,
+                                processes == 1 ? "" : "s", m.warmups);
+  } else {
+    m.repetitions = fmt::format("{} runs + {} warm-up", m.summary.runs, m.warmups);
+  }
   m.cpus = rec.pinned && !rec.cpus.empty() ? sys::format_cpulist(rec.cpus) : "not pinned";
   m.host = rec.host;
   m.warnings = a.warnings;

@@ -44,6 +44,8 @@ struct ReportModel {
   std::string headline;
   Summary summary;
   int warmups = 0;
+  // "10 runs + 1 warm-up"; with --windows "12 windows of 1 process run + 12 warm-up windows"
+  std::string repetitions;
   std::string cpus;  // "1" or "2-3", or "not pinned"
   HostInfo host;
   bool attributable = false;

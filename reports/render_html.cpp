@@ -69,7 +69,7 @@ std::string render_html(const ReportModel& m) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   h += "<title>noisewatch: " + esc(m.command) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   h += "<h1>noisewatch: <code>" + esc(m.command) + "</code></h1>\n";
-  h += fmt::format("<p class=\"meta\">CPU {} · {} runs + {} warm-up{}{}</p>\n", esc(m.cpus), m.summary.runs, m.warmups,
+  h += fmt::format("<p class=\"meta\">CPU {} · {}{}{}</p>\n", esc(m.cpus), esc(m.repetitions),
                    m.host.virtualized ? " · virtual machine" : "",
                    m.host.cpu_model.empty() ? "" : " · " + esc(m.host.cpu_model));
   h += "<p class=\"headline\">" + esc(m.headline) + "</p>\n";

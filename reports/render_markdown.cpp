@@ -49,7 +49,7 @@ std::string render_markdown(const ReportModel& m) {
     return out;
   }
   const auto& s = m.summary;
-  line(fmt::format("CPU {} · {} runs + {} warm-up{}", m.cpus, s.runs, m.warmups,
+  line(fmt::format("CPU {} · {}{}", m.cpus, m.repetitions,
                    m.host.virtualized ? " · virtual machine" : ""));
   line();
   line("| runs | mean | median | min | max | stddev | CV |");

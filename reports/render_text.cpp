@@ -41,8 +41,8 @@ std::string render_text(const ReportModel& m, bool color) {
   std::string out;
   auto line = [&](const std::string& s = {}) { out += s + "\n"; };
 
-  line(paint("noisewatch", bold) + fmt::format(": {}   (CPU {}, {} runs + {} warm-up)", m.command.empty() ? "?" : m.command,
-                                                  m.cpus, m.summary.runs, m.warmups));
+  line(paint("noisewatch", bold) + fmt::format(": {}   (CPU {}, {})", m.command.empty() ? "?" : m.command, m.cpus,
+                                                  m.repetitions));
   line(paint(m.headline, bold));
   line();
   if (m.failed) {

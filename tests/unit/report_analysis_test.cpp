@@ -66,3 +66,24 @@ TEST(ReportAnalysis, CpuTimeCvIsAbsentWhenRunsHaveNoCpuTime) {
 
 }  // namespace
 }  // namespace nw
+
+namespace nw {
+namespace {
+
+// --windows: the header counts windows and the process runs they came from, not "runs".
+TEST(ReportAnalysis, WindowsRecordsSayWindowsInTheHeader) {
+  auto rec = test::synthetic_record(10, 2e6, nullptr);
+  std::string plain = report::render(rec, report::Format::text, false);
+  EXPECT_NE(plain.find("10 runs + 1 warm-up)"), std::string::npos) << plain.substr(0, 200);
+  rec.warmup_windows = 1;
+  RunSample warm, measured;
+  warm.warmup = true;
+  rec.process_runs = {warm, measured};
+  for (auto f : {report::Format::text, report::Format::markdown, report::Format::html}) {
+    std::string out = report::render(rec, f, false);
+    EXPECT_NE(out.find("10 windows of 1 process run + 1 warm-up windows"), std::string::npos) << out.substr(0, 300);
+  }
+}
+
+}  // namespace
+}  // namespace nw
