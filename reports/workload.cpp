@@ -27,7 +27,7 @@ WorkloadSplit split_workload(const RunRecord& rec, const RunMatrix& m, const Att
   bool all_instr = !runs.empty();
   bool all_cpu = !runs.empty();
   for (const auto* r : runs) {
-    if (!r->cpu_ns && r->user_ns + r->sys_ns == 0) all_cpu = false;
+    if (!r->has_cpu_time()) all_cpu = false;
     cpu.push_back(double(r->own_cpu_ns()));
     auto it = r->counters.find("instructions");
     if (it == r->counters.end()) all_instr = false;

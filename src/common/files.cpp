@@ -1,16 +1,31 @@
 #include "common/files.h"
 
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 namespace nw {
 
+// One buffer sized from fstat where the file system gives a size (regular files, sysfs binary
+// attributes such as the 5-6 MB kernel BTF), grown while the file gives more (procfs says 0).
 std::string read_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return {};
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  std::string out;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && st.st_size > 0) out.resize(size_t(st.st_size));
+  size_t got = 0;
+  for (;;) {
+    if (got == out.size()) out.resize(std::max<size_t>(out.size() * 2, 4096));
+    ssize_t n = read(fd, out.data() + got, out.size() - got);
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  close(fd);
+  out.resize(got);
+  return out;
 }
 
 }  // namespace nw

@@ -1,4 +1,4 @@
-// Reading small text files (procfs, sysfs, fixtures): the one helper every layer uses.
+// Reading whole files (procfs, sysfs, fixtures, the kernel BTF): the one helper every layer uses.
 #pragma once
 #include <string>
 

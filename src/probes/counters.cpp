@@ -84,19 +84,17 @@ Counters::Counters(std::vector<std::string> events) {
     // perf's context-switch hook on every switch of the benchmark: `perf stat -e task-clock`
     // alone slows a context-switch ping-pong by 13 % on a KVM guest. So they are left to -e.
     auto software = software_default_events();
-    std::erase_if(events, [&](const std::string& e) {
-      return std::find(software.begin(), software.end(), e) != software.end();
-    });
     unavailable_.push_back(
         {fmt::format("{}", fmt::join(software, ",")),
          "not counted by default without a hardware PMU: the record has them from getrusage and the "
          "probe, and a per-task perf event costs every context switch (ask with -e)"});
-    std::erase_if(events, [&](const std::string& e) {
-      if (e == kEffectiveGhz) return false;
+    // The hardware defaults are requested and unavailable; only effective-ghz (MSRs) is left to try.
+    for (const auto& e : events) {
+      if (e == kEffectiveGhz || std::find(software.begin(), software.end(), e) != software.end()) continue;
       requested_.push_back(e);
       unavailable_.push_back({e, no_pmu_reason_});
-      return true;
-    });
+    }
+    events = {kEffectiveGhz};
   }
 
   std::set<std::string> seen;

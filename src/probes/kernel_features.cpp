@@ -3,11 +3,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-#include <algorithm>
 
 #include <cerrno>
 #include <cstring>
@@ -16,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "common/files.h"
 #include "probes/kernel_btf_scan.h"
 
 namespace nw::probes {
@@ -24,28 +21,14 @@ namespace {
 
 constexpr const char* kVmlinuxBtf = "/sys/kernel/btf/vmlinux";
 
-// The whole file in one buffer sized from fstat (sysfs gives a binary attribute's size): the BTF
-// is 5-6 MB, and a stream copy would double the time spent reading it.
-std::string read_binary(const char* path) {
-  std::string out;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  struct stat st {};
-  if (fstat(fd, &st) == 0 && st.st_size > 0) out.resize(size_t(st.st_size));
-  size_t got = 0;
-  for (;;) {
-    if (got == out.size()) out.resize(std::max<size_t>(out.size() * 2, 1 << 20));
-    ssize_t n = read(fd, out.data() + got, out.size() - got);
-    if (n <= 0) break;
-    got += size_t(n);
-  }
-  close(fd);
-  out.resize(got);
-  return out;
-}
-
 // The same facts from a full libbpf parse, for BTF the scanner does not understand.
-KernelBtfFacts facts_from_libbpf(const std::vector<std::string>& tracepoints) {
+KernelBtfFacts facts_from_libbpf(bpf_object* obj) {
+  std::vector<std::string> tracepoints;
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, obj) {
+    std::string sec = bpf_program__section_name(prog);
+    if (sec.starts_with("tp_btf/")) tracepoints.push_back(sec.substr(sec.find('/') + 1));
+  }
   KernelBtfFacts f;
   btf* vmlinux = btf__load_vmlinux_btf();
   if (!vmlinux) throw Error(fmt::format("cannot read the kernel's BTF from {}", kVmlinuxBtf));
@@ -90,20 +73,15 @@ std::string fault_time_reason(int refused) {
 }  // namespace
 
 ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& section)) {
-  std::vector<std::string> wanted;
-  bpf_program* prog;
-  bpf_object__for_each_program(prog, obj) {
-    std::string sec = bpf_program__section_name(prog);
-    if (sec.starts_with("tp_btf/")) wanted.push_back(sec.substr(sec.find('/') + 1));
-  }
-  auto scanned = scan_kernel_btf(read_binary(kVmlinuxBtf));
-  const KernelBtfFacts facts = scanned ? *scanned : facts_from_libbpf(wanted);
+  auto scanned = scan_kernel_btf(nw::read_file(kVmlinuxBtf));
+  const KernelBtfFacts facts = scanned ? *scanned : facts_from_libbpf(obj);
 
   ProgramPlan plan;
   plan.measures_steal = facts.rq_has_prev_steal_time_rq;
   const int fault_refused = fentry_refused(facts.handle_mm_fault_id);
   plan.fault_time = fault_refused == 0;
   std::set<std::string> missing_vectors;
+  bpf_program* prog;
   bpf_object__for_each_program(prog, obj) {
     std::string sec = bpf_program__section_name(prog);
     std::string tp = sec.substr(sec.find('/') + 1);

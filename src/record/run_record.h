@@ -87,6 +87,8 @@ struct RunSample {
   // The benchmark's own CPU time: cpu_ns less the interrupt time in it where the probe measured
   // it, else getrusage()'s user + sys (older records).
   uint64_t own_cpu_ns() const;
+  // Whether either of those was measured (a --windows entry has neither: only its wall time).
+  bool has_cpu_time() const { return cpu_ns.has_value() || user_ns + sys_ns > 0; }
   const NoiseEntry* find(const std::string& source) const;
 };
 
