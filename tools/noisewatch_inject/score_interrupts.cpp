@@ -1,6 +1,7 @@
 // timer-storm and irq-storm: noise that arrives as interrupts (and, for the timer, the thread it
 // wakes). On a VM part of each interrupt's cost is the host's and invisible to the guest, so the
 // share floors have VM variants (lower, never absent), and the unexplained remainder is quoted.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -23,10 +24,23 @@ constexpr double kTimerShare = 0.60, kTimerShareVm = 0.25;
 // thread got off the CPU continues the same slice), and irq:local_timer's count less the clean
 // runs' median / the wake-ups, each the median over the injected runs, within 1 +- 0.05.
 constexpr double kTimerCountTolerance = 0.05;
-// Charged time: preemption:acc_timer's time / the thread's own CPU time (CLOCK_THREAD_CPUTIME_ID),
-// median over the injected runs, within 1 +- 0.10. (The thread's time includes its last
-// wake-ups after the benchmark ended, which nothing charges: the ratio sits a little below 1.)
-constexpr double kTimerTimeTolerance = 0.10;
+// Charged time. The thread's own CPU time (CLOCK_THREAD_CPUTIME_ID) is the kernel's
+// sum_exec_runtime: without CONFIG_IRQ_TIME_ACCOUNTING (these VMs, Debian's kernels) it holds
+// every interrupt that fired while the thread was on the CPU. The probe follows the accounting
+// model instead: nested time counts once, so such an interrupt is charged to irq:local_timer and
+// left out of preemption:acc_timer. How much of the thread's CPU time that is depends on the
+// machine: every wake-up that did not begin a slice fired while the thread held the CPU, and on a
+// fresh VM of the CI kind the thread stays on the CPU for most of them (11,700-13,000 wake-ups in
+// 380-520 slices, ~5.7 us per interrupt: preemption:acc_timer alone 0.70-0.75 of the CPU time),
+// while on the VM the suite was tuned on nearly every wake-up began a slice (19,245 in 19,199,
+// ~2.2 us: 0.997-0.998). So the ground truth compares like with like: (preemption:acc_timer time
+// + the storm's interrupts inside the thread's slices, i.e. (wake-ups - slices) x the storm's mean
+// interrupt cost from irq:local_timer less the clean runs' median) / the thread's CPU time, median
+// over the injected runs, within 1 +- 0.05; measured 0.997-1.004 on both machines. What it cannot
+// match: the in-slice interrupts costing other than the mean (both kinds run the same hrtimer
+// path), the thread's last wake-ups after the benchmark ended (the injector's reaction, < 1 ms of
+// 250-400 ms) and the clean runs' tick wander (< 0.5 ms): under 2 % together.
+constexpr double kTimerTimeTolerance = 0.05;
 
 // irq-storm. Shares: the IRQ + softirq:BLOCK together >= 0.50 with one of them the first row; on
 // a VM (the host's side of the I/O is invisible) one of them first among named sources with the
@@ -66,9 +80,13 @@ int score_timer_storm(const ScoreInput& in) {
   common_rules(in, card, true, {pre, loc});
   share_rule(in, card, pre, loc, kTimerShare, kTimerShareVm);
 
-  std::vector<double> counts, irqs, times, local_clean;
-  for (const auto* r : in.clean()) local_clean.push_back(double(count_of(*r->run, loc)));
+  std::vector<double> counts, irqs, times, alone, local_clean, local_clean_ms;
+  for (const auto* r : in.clean()) {
+    local_clean.push_back(double(count_of(*r->run, loc)));
+    local_clean_ms.push_back(time_ms(*r->run, loc));
+  }
   double local_base = local_clean.empty() ? 0 : stats::median(local_clean);
+  double local_base_ms = local_clean_ms.empty() ? 0 : stats::median(local_clean_ms);
   char buf[400];
   for (const auto* r : in.injected()) {
     double wakeups = r->truth->value("timer_wakeups", 0.0), runtime = r->truth->value("timer_runtime_ns", 0.0) / 1e6;
@@ -76,12 +94,18 @@ int score_timer_storm(const ScoreInput& in) {
     double n = double(count_of(*r->run, pre)), t = time_ms(*r->run, pre);
     counts.push_back(slices > 0 ? n / slices : 0);
     irqs.push_back(wakeups > 0 ? (double(count_of(*r->run, loc)) - local_base) / wakeups : 0);
-    times.push_back(runtime > 0 ? t / runtime : 0);
+    // The storm's interrupts taken while the thread held its CPU: every wake-up but the one that
+    // began each slice (that one fired while the benchmark ran), at the storm's mean cost.
+    double storm_irqs = double(count_of(*r->run, loc)) - local_base;
+    double per_irq_ms = storm_irqs > 0 ? std::max(0.0, time_ms(*r->run, loc) - local_base_ms) / storm_irqs : 0;
+    double in_thread_ms = per_irq_ms * std::max(0.0, wakeups - slices);
+    times.push_back(runtime > 0 ? (t + in_thread_ms) / runtime : 0);
+    alone.push_back(runtime > 0 ? t / runtime : 0);
     std::snprintf(buf, sizeof buf,
                   "run %d: %.0f wake-ups, %.0f slices, thread CPU time %.2f ms; probe: %s %.0f (%.2f ms), %s %llu "
-                  "(clean runs' median %.0f)",
+                  "(%.2f ms; clean runs' median %.0f, %.2f ms); interrupt time inside the thread's slices %.2f ms",
                   r->run->index, wakeups, slices, runtime, pre.c_str(), n, t, loc.c_str(),
-                  (unsigned long long)count_of(*r->run, loc), local_base);
+                  (unsigned long long)count_of(*r->run, loc), time_ms(*r->run, loc), local_base, local_base_ms, in_thread_ms);
     card.note(buf);
   }
   auto median_near_1 = [&](const std::vector<double>& v, double tolerance, const std::string& what) {
@@ -92,7 +116,12 @@ int score_timer_storm(const ScoreInput& in) {
   };
   median_near_1(counts, kTimerCountTolerance, pre + " count / the thread's slices");
   median_near_1(irqs, kTimerCountTolerance, loc + " count less the clean runs' median / wake-ups");
-  median_near_1(times, kTimerTimeTolerance, pre + " time / the thread's CPU time");
+  median_near_1(times, kTimerTimeTolerance,
+                "(" + pre + " time + the storm's interrupt time inside its slices) / the thread's CPU time");
+  // Evidence, not a rule: how much of the thread's CPU time its interrupts took on this machine.
+  std::snprintf(buf, sizeof buf, "%s time alone / the thread's CPU time: median %.3f (%s)", pre.c_str(),
+                alone.empty() ? 0 : stats::median(alone), fmt_list(alone).c_str());
+  card.note(buf);
   return card.print(pre + " + " + loc);
 }
 
