@@ -104,6 +104,28 @@ TEST(ReportPatterns, StabilityLevelsAndRunsNeeded) {
   EXPECT_EQ(wild.stability, "unstable");
 }
 
+// The runs asked for follow from the same statistics as the half-width quoted beside them: a
+// run set whose mean is not known to the target precision always needs more runs than it has
+// (once: "with 10 runs the mean is known to +-1.1 %; about 9 runs would give +-1 %"), and one
+// that is, never more.
+TEST(ReportPatterns, RunsNeededAgreesWithTheHalfWidth) {
+  int above = 0, within = 0;
+  for (int runs : {3, 5, 10, 20}) {
+    for (double spread = 2e6; spread <= 60e6; spread *= 1.15) {
+      auto p = patterns_of(test::synthetic_record(runs, spread, nullptr));
+      if (p.ci_half_width > report::kTargetPrecision) {
+        ++above;
+        EXPECT_GT(p.runs_needed, runs) << "spread " << spread << ", half-width " << p.ci_half_width;
+      } else {
+        ++within;
+        EXPECT_LE(p.runs_needed, std::max(runs, 5)) << "spread " << spread << ", half-width " << p.ci_half_width;
+      }
+    }
+  }
+  EXPECT_GT(above, 0);
+  EXPECT_GT(within, 0);
+}
+
 TEST(ReportPatterns, MannKendallAndTheilSen) {
   std::vector<double> rising = {1, 2, 3, 4, 5, 6, 7, 8};
   auto [p, sign] = report::mann_kendall(rising);
