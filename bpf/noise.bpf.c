@@ -468,6 +468,41 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu
   return 0;
 }
 
+// ---- CFS bandwidth throttling --------------------------------------------------------------
+// A tracked task leaving its CPU still runnable because its task group (or an ancestor) used up
+// its CPU quota (cpu.cfs_quota_us, cpu.max; a container's --cpus) is not waiting for another task:
+// nothing may run it until the group's quota is refilled. That time is the quota's, charged to
+// throttle:<the throttled group> at its next switch-in. Kernels that throttle per task (6.18: the
+// task is dequeued on its way back to user space, p->throttled) say so on the task; older ones
+// only on the group's runqueues (cfs_rq->throttle_count counts the throttled levels above and
+// at the task's own). Returns the throttled group's kernfs id (low 32 bits), or 0.
+__noinline __u32 throttled_group(struct task_struct *p) {
+  if (!p) return 0;
+  if (bpf_core_field_exists(p->throttled)) {
+    if (!BPF_CORE_READ(p, throttled)) return 0;
+  } else if (bpf_core_field_exists(struct cfs_rq, throttle_count)) {
+    struct cfs_rq *own = BPF_CORE_READ(p, se.cfs_rq);
+    if (!own || BPF_CORE_READ(own, throttle_count) <= 0) return 0;
+  } else {
+    return 0;
+  }
+  // The throttled level: a throttled group's runqueue and those of all the groups below it have
+  // a throttle_count, so it is the highest one up the task's entity chain that has one.
+  struct cfs_rq *top = 0;
+  struct sched_entity *se = &p->se;
+  for (int level = 0; level < 8 && se; level++) {
+    struct cfs_rq *rq = BPF_CORE_READ(se, cfs_rq);
+    if (!rq || BPF_CORE_READ(rq, throttle_count) <= 0) break;
+    top = rq;
+    se = BPF_CORE_READ(se, parent);
+  }
+  if (top) {
+    __u32 id = (__u32)BPF_CORE_READ(top, tg, css.cgroup, kn, id);
+    if (id) return id;
+  }
+  return 1;  // throttled, but the level was not found: an unnamed group (user space says so)
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
@@ -524,7 +559,15 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     held_slice_end(pi);
     pi->ts = now;
     pi->cpu = cpu;
-    if (preempt || prev_state == 0) {  // TASK_RUNNING
+    __u32 throttled = 0;
+    if (preempt || prev_state == 0) throttled = throttled_group(prev);  // TASK_RUNNING
+    if (throttled) {
+      // Runnable, so not blocking; but no task of ours waits on this runqueue either.
+      pi->phase = NW_PHASE_THROTTLED;
+      pi->throttle_cg = throttled;
+      if (counts) s->switches_involuntary++;
+      if (was == NW_PHASE_NEW) activity_up(now);
+    } else if (preempt || prev_state == 0) {
       pi->phase = NW_PHASE_WAITING;
       __sync_fetch_and_add(&s->waiting, 1);
       if (counts) s->switches_involuntary++;
@@ -552,7 +595,11 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   if (ni) {
     if (ni->phase == NW_PHASE_WAITING)
       wait_end(ni->cpu);
-    else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
+    else if (ni->phase == NW_PHASE_THROTTLED) {
+      // Its span since the throttled switch-out (ts: that runqueue's clock; the task cannot have
+      // run anywhere since). Interrupts in it were nobody's: no tracked task ran or waited.
+      if (now > ni->ts) record(NW_KIND_THROTTLE, ni->throttle_cg, 0, now - ni->ts);
+    } else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
       activity_up(now);
     if (ni->flags & NW_TASK_HELD) ni->held_since = bpf_ktime_get_ns();
     if (ni->flags & NW_TASK_FAULT_PAUSED) fault_resume(ni, s);
@@ -574,7 +621,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 static __always_inline int on_wake(struct task_struct *p) {
   struct nw_task_info *ti = tracked_info(p);
-  if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING) return 0;
+  if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING || ti->phase == NW_PHASE_THROTTLED)
+    return 0;
   __u32 cpu = task_cpu_of(p);
   // The runqueue the task was just queued on (or runs on), its clock just updated. Reached once:
   // each pointer read from a trusted task costs the verifier four linear searches of the kernel's

@@ -31,6 +31,9 @@ enum nw_kind {
                               tasks waited on that CPU; comm = its comm */
   NW_KIND_FAULT = 11,      /* id = 0: CPU time tracked tasks spent handling page faults */
   NW_KIND_STEAL = 12,      /* id = 0: hypervisor steal while a tracked task ran or waited */
+  NW_KIND_THROTTLE = 13,   /* id = the throttled cgroup's kernfs id (its inode number on the
+                              cgroup fs), low 32 bits: a tracked task runnable while its task group
+                              (or an ancestor) had used up its CFS bandwidth quota */
 };
 
 /* APIC/system vectors seen through the irq_vectors tracepoints (x86). */
@@ -95,7 +98,9 @@ struct nw_probe_stats {
 
 /* Phase of a tracked task, as the scheduler tracepoints last showed it. NEW: not seen yet (its
  * state shows at its next switch or wake-up); it does not count as active. */
-enum nw_phase { NW_PHASE_NEW = 0, NW_PHASE_RUNNING = 1, NW_PHASE_WAITING = 2, NW_PHASE_BLOCKED = 3 };
+enum nw_phase { NW_PHASE_NEW = 0, NW_PHASE_RUNNING = 1, NW_PHASE_WAITING = 2, NW_PHASE_BLOCKED = 3,
+                /* runnable but off the runqueue's reach: its group is CFS-bandwidth throttled */
+                NW_PHASE_THROTTLED = 4 };
 
 /* nw_task_info.flags */
 enum nw_task_flag {
@@ -122,7 +127,7 @@ struct nw_task_info {
   __u32 gen;
   __u32 pid;       /* which task holds the slot */
   __u32 flags;     /* enum nw_task_flag */
-  __u32 pad;
+  __u32 throttle_cg; /* NW_PHASE_THROTTLED: the throttled group's id (as NW_KIND_THROTTLE's) */
   /* se.sum_exec_runtime that is not the benchmark's: for the held child, what it had run when it
    * was tracked (user space, from /proc/PID/schedstat) plus its run time from then to its execve;
    * 0 for the benchmark's own threads and children (their runtime starts at 0 at fork). */

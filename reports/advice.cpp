@@ -273,6 +273,17 @@ const std::vector<Entry>& entries() {
            [](const Context&, const std::string& s) {
              return s == "fault" || s == "preemption:khugepaged" || s == "preemption:kcompactd0";
            }),
+      {"cpu-quota",
+       [](const Context& c, Out& out) {
+         knobs::Context kc = c.knob;
+         if (const auto& cg = c.in.rec.host.cgroup) {
+           kc.cgroup = cg->quota_path.value_or("");
+           kc.cgroup_version = cg->version;
+         }
+         propose_knob(c, out, "cpu-quota",
+                      "Remove the CPU quota that throttles the benchmark (or give it whole CPUs instead)",
+                      [&](const std::string& s) { return sources::parse(s).category == sources::kThrottle; }, &kc);
+       }},
       {"dedicated-host",
        [](const Context& c, Out& out) {
          if (!c.in.rec.host.virtualized) return;

@@ -156,6 +156,11 @@ std::vector<Knob> build() {
                .findings = {"load"},
                .tradeoff = "The process's own work waits; a service may need a maintenance window.",
                .commands = cmd_stop_process});
+  k.push_back({.id = "cpu-quota", .title = "Remove the CPU quota from the benchmark's cgroup", .scope = Scope::manual,
+               .removes = "CFS bandwidth throttling: the benchmark runnable, but its group's quota used up",
+               .sources = {"throttle:*"},
+               .tradeoff = "The container can use more CPU than its quota; give it dedicated CPUs (a cpuset) instead.",
+               .commands = cmd_cpu_quota});
   return k;
 }
 

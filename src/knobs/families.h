@@ -48,5 +48,6 @@ Commands cmd_fifo(const Context& c);
 Commands cmd_nice(const Context& c);
 Commands cmd_clean_env(const Context& c);
 Commands cmd_stop_process(const Context& c);
+Commands cmd_cpu_quota(const Context& c);
 
 }  // namespace nw::knobs::family

@@ -1,5 +1,5 @@
-// pin-cpu, sched-fifo, nice, clean-env, stop-process: knobs for one benchmark process (the `run`
-// flags, or the standard tools) and the one knob that is by hand only.
+// pin-cpu, sched-fifo, nice, clean-env, stop-process, cpu-quota: knobs for one benchmark process
+// (the `run` flags, or the standard tools) and the knobs that are by hand only.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -27,6 +27,25 @@ Commands cmd_stop_process(const Context& c) {
   if (!c.pids.empty()) out.push_back(fmt::format("ps -o pid,unit,args -p {}   # which service is it?", fmt::join(c.pids, ",")));
   out.push_back(render::priv(c, fmt::format("systemctl stop <unit>   # or pause it: pkill -STOP -x {}", comm)));
   out.push_back(render::priv(c, fmt::format("pkill -CONT -x {}   # resume it after benchmarking", comm)));
+  return out;
+}
+
+// A CPU quota is the container's (or the service's) setting: noisewatch says what to change in
+// its spec and never writes to a group it did not create.
+Commands cmd_cpu_quota(const Context& c) {
+  std::string group = c.cgroup.empty() ? "<group>" : c.cgroup;
+  Commands out = {
+      "# Docker: give the container whole CPUs and no quota: --cpuset-cpus=" + render::targets(c) + " instead of --cpus",
+      "# Kubernetes: Guaranteed QoS (integer CPU requests = limits) with the kubelet's --cpu-manager-policy=static: "
+      "the pod keeps its CPUs and loses the quota",
+      "# systemd: systemctl set-property <unit> CPUQuota=   (empty: no quota)"};
+  if (c.cgroup_version == 2)
+    out.push_back(render::priv(c, fmt::format("sh -c 'echo max > /sys/fs/cgroup{}/cpu.max'   # remove it by hand", group)));
+  else
+    out.push_back(render::priv(c, fmt::format("sh -c 'echo -1 > /sys/fs/cgroup/cpu{}/cpu.cfs_quota_us'   # remove it by hand",
+                                              group)));
+  out.push_back("# or keep a quota of at least the benchmark's busy CPUs x the period; a shorter period "
+                "throttles in shorter, more frequent stretches");
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sources/kernel_names.h"
+#include "system/cgroup.h"
 #include "sources/vocabulary.h"
 
 namespace nw::probes {
@@ -62,6 +63,17 @@ std::string EventNamer::irq_source(uint32_t irq) {
   return sources::format(sources::kIrq, sys::irq_name(irqs_, int(irq)));
 }
 
+// The throttled group by its path in the cpu hierarchy, found from the kernel's id for it (the
+// group's inode on the cgroup fs). A group that cannot be found any more keeps its id.
+std::string EventNamer::throttle_source(uint32_t cgroup_id) {
+  auto it = cgroups_.find(cgroup_id);
+  if (it != cgroups_.end()) return it->second;
+  std::string name = fmt::format("cgroup-{}", cgroup_id);
+  if (auto own = sys::cpu_cgroup_of(sys::Sysroot{}))
+    if (auto path = sys::cgroup_path_of_id(*own, cgroup_id)) name = *path;
+  return cgroups_[cgroup_id] = sources::format(sources::kThrottle, name);
+}
+
 NoiseEvent EventNamer::name(const nw_noise_key& key) {
   NoiseEvent e;
   switch (key.kind) {
@@ -105,6 +117,10 @@ NoiseEvent EventNamer::name(const nw_noise_key& key) {
       break;
     case NW_KIND_STEAL:
       e.source = sources::kSteal;
+      break;
+    case NW_KIND_THROTTLE:
+      e.source = throttle_source(key.id);
+      e.detail = {{"cgroup_id", key.id}};
       break;
     default:
       e.source = fmt::format("unknown:{}", key.kind);

@@ -28,10 +28,12 @@ class EventNamer {
  private:
   std::string nmi_name(const nw_noise_key& key);
   std::string irq_source(uint32_t irq);
+  std::string throttle_source(uint32_t cgroup_id);
 
   sys::Interrupts irqs_;
   std::map<uint64_t, std::string> kallsyms_;
   bool kallsyms_loaded_ = false;
+  std::map<uint32_t, std::string> cgroups_;  // throttled group id -> its path
 };
 
 }  // namespace nw::probes

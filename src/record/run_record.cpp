@@ -126,6 +126,7 @@ static json run_to_json(const RunSample& r) {
   if (r.mean_khz) j["mean_khz"] = *r.mean_khz;
   if (r.cpu_ns) j["cpu_ns"] = *r.cpu_ns;
   if (r.cpu_irq_ns) j["cpu_irq_ns"] = *r.cpu_irq_ns;
+  if (r.cgroup_throttled_ns) j["cgroup_throttled_ns"] = *r.cgroup_throttled_ns;
   if (r.probe_switches) {
     json ps = switches_to_json(r.probe_switches->seen);
     ps["before_tracking"] = switches_to_json(r.probe_switches->before_tracking);
@@ -149,6 +150,13 @@ json to_json(const RunRecord& rec) {
                {"cpu_model", rec.host.cpu_model},
                {"virtualized", rec.host.virtualized},
                {"online_cpus", rec.host.online_cpus}};
+  if (const auto& cg = rec.host.cgroup) {
+    json c = {{"version", cg->version}, {"path", cg->path}};
+    if (cg->quota_path) c["quota_path"] = *cg->quota_path;
+    if (cg->quota_us) c["quota_us"] = *cg->quota_us;
+    if (cg->period_us) c["period_us"] = *cg->period_us;
+    j["host"]["cgroup"] = std::move(c);
+  }
   json runs = json::array();
   for (const auto& r : rec.runs) runs.push_back(run_to_json(r));
   j["runs"] = std::move(runs);
@@ -279,7 +287,8 @@ RunSample run_from_json(const json& j, const std::string& where) {
     }
   if (j.contains("label")) r.label = j["label"];
   if (j.contains("mean_khz") && j["mean_khz"].is_number()) r.mean_khz = j["mean_khz"].get<double>();
-  for (auto [key, field] : {std::pair{"cpu_ns", &r.cpu_ns}, std::pair{"cpu_irq_ns", &r.cpu_irq_ns}})
+  for (auto [key, field] : {std::pair{"cpu_ns", &r.cpu_ns}, std::pair{"cpu_irq_ns", &r.cpu_irq_ns},
+                            std::pair{"cgroup_throttled_ns", &r.cgroup_throttled_ns}})
     if (j.contains(key) && !j[key].is_null()) {
       uint64_t v = 0;
       get_opt(j, key, v, where);
@@ -353,6 +362,16 @@ RunRecord run_record_from_json(const json& j) {
     get_opt(h, "cpu_model", rec.host.cpu_model, "host");
     get_opt(h, "virtualized", rec.host.virtualized, "host");
     get_opt(h, "online_cpus", rec.host.online_cpus, "host");
+    if (h.contains("cgroup") && h["cgroup"].is_object()) {
+      const auto& c = h["cgroup"];
+      CgroupInfo cg;
+      get_opt(c, "version", cg.version, "host.cgroup");
+      get_opt(c, "path", cg.path, "host.cgroup");
+      if (c.contains("quota_path") && c["quota_path"].is_string()) cg.quota_path = c["quota_path"].get<std::string>();
+      if (c.contains("quota_us") && c["quota_us"].is_number_integer()) cg.quota_us = c["quota_us"].get<int64_t>();
+      if (c.contains("period_us") && c["period_us"].is_number_integer()) cg.period_us = c["period_us"].get<int64_t>();
+      rec.host.cgroup = cg;
+    }
   }
   if (!j.contains("runs") || !j["runs"].is_array()) throw std::runtime_error("report has no \"runs\" array");
   const auto& runs = j["runs"];

@@ -66,6 +66,9 @@ struct RunSample {
   uint64_t steal_ns = 0;
   // Wall time during which none of the benchmark's tasks ran or was runnable (<= wall_ns).
   uint64_t blocking_ns = 0;
+  // The cgroup's own count of its throttled time (cpu.stat of host.cgroup.quota_path) over the
+  // repetition: the kernel's cross-check of the probe's throttle: charge. Absent without a quota.
+  std::optional<uint64_t> cgroup_throttled_ns;
   std::vector<NoiseEntry> noise;
   std::map<std::string, CounterValue> counters;
   std::optional<double> mean_khz;  // time-weighted frequency of the target CPUs, when known

@@ -13,6 +13,7 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
     std::set<int64_t> pids;
     std::map<std::pair<int, int>, uint64_t> paths;
     int irq = -1;
+    int64_t cgroup_id = -1;
   };
   std::map<std::string, Acc> by_source;
   for (const auto& e : events) {
@@ -25,6 +26,7 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
     if (e.detail.is_object()) {
       if (e.detail.contains("pid")) a.pids.insert(e.detail["pid"].get<int64_t>());
       if (e.detail.contains("irq")) a.irq = e.detail["irq"].get<int>();
+      if (e.detail.contains("cgroup_id")) a.cgroup_id = e.detail["cgroup_id"].get<int64_t>();
       if (e.detail.contains("from"))
         a.paths[{e.detail["from"].get<int>(), e.detail["to"].get<int>()}] += e.count;
     }
@@ -43,6 +45,7 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
       if (a.pids.size() > 1) d["pids"] = std::vector<int64_t>(a.pids.begin(), a.pids.end());
     }
     if (a.irq >= 0) d["irq"] = a.irq;
+    if (a.cgroup_id >= 0) d["cgroup_id"] = a.cgroup_id;
     if (!a.paths.empty()) {
       nlohmann::json p = nlohmann::json::array();
       for (const auto& [ft, n] : a.paths) p.push_back({{"from", ft.first}, {"to", ft.second}, {"count", n}});

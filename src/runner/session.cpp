@@ -20,6 +20,7 @@
 #include "runner/repetition.h"
 #include "runner/steal.h"
 #include "runner/task_switches.h"
+#include "runner/throttle_counter.h"
 #include "runner/timeline_session.h"
 #include "runner/window_session.h"
 #include "runner/window_split.h"
@@ -100,6 +101,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
                                  "for the whole CPU");
   const uint64_t lost_at_start = probe.lost_events();
   Repetition repetition(io, signals);
+  ThrottleCounter throttle;
   if (ready) ready();
   const int total = plan.warmup + plan.runs;
 
@@ -120,9 +122,11 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     for (int c : plan.cpus) f0.push_back(probe.frequency(c));
 
     if (windows) windows->arm(io);
+    throttle.start();
     ChildResult r = repetition.run(child);
 
     auto events = probe.collect(true);
+    const std::optional<uint64_t> throttled = throttle.elapsed();
     probes::WindowReadout marks;
     if (windows) marks = windows->finish(io, rec.warnings, i);
     const SwitchCounts switches1 = probe.switches();
@@ -135,6 +139,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     s.wall_ns = r.wall_ns;
     s.cpu_ns = cpu1 - cpu0;
     s.cpu_irq_ns = irq_running1 - irq_running0;
+    s.cgroup_throttled_ns = throttled;
     s.user_ns = to_ns(r.usage.ru_utime);
     s.sys_ns = to_ns(r.usage.ru_stime);
     s.exit_status = r.exit_status;

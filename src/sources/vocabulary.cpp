@@ -25,6 +25,10 @@ constexpr std::array kCategories = {
     Category{kSoftirq, Group::machine, false, "", " softirq time", "softirq time"},
     Category{kNmi, Group::machine, false, "NMI time from ", "", "NMI time"},
     Category{kSmt, Group::machine, false, "", " on the SMT sibling", "load on the SMT sibling"},
+    // The group's CPU quota (a container's --cpus, cpu.max): the benchmark was runnable, and the
+    // kernel would not run it until the next period. The environment's doing, not the code's.
+    Category{kThrottle, Group::machine, false, "CPU-quota throttling of cgroup ", "",
+             "CPU-quota throttling (CFS bandwidth)"},
     Category{kBlocking, Group::workload, false, "", "", "the benchmark's own blocking (I/O, sleeps, waits outside it)"},
     Category{kSteal, Group::machine, false, "", "", "hypervisor steal"},
     Category{kFrequency, Group::machine, false, "", "", "time lost to a lower CPU frequency"},

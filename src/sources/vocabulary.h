@@ -25,7 +25,7 @@
 
 namespace nw::sources {
 
-// The categories. The first seven are `category:name`; the others are bare words.
+// The categories. The first eight are `category:name`; the others are bare words.
 inline constexpr std::string_view kPreemption = "preemption";  // another task ran instead (name: its comm)
 inline constexpr std::string_view kContention = "contention";  // one of the benchmark's own tasks did (its comm)
 inline constexpr std::string_view kWakeup = "wakeup";          // "wakeup:idle": an idle CPU waking up for it
@@ -33,6 +33,7 @@ inline constexpr std::string_view kIrq = "irq";                // hard IRQ (acti
 inline constexpr std::string_view kSoftirq = "softirq";        // softirq vector, upper case
 inline constexpr std::string_view kNmi = "nmi";                // NMI handler, or "nmi"
 inline constexpr std::string_view kSmt = "smt";                // the comm of the task on the SMT sibling
+inline constexpr std::string_view kThrottle = "throttle";      // runnable, but its cgroup's CPU quota was used up (name: the group)
 inline constexpr std::string_view kBlocking = "blocking";      // none of the benchmark's tasks ran or was runnable
 inline constexpr std::string_view kSteal = "steal";            // hypervisor steal (/proc/stat)
 inline constexpr std::string_view kFrequency = "frequency";    // time lost to a lower CPU frequency (modelled)

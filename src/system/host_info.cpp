@@ -1,5 +1,7 @@
 #include "system/host_info.h"
 
+#include "system/cgroup.h"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -44,6 +46,19 @@ HostInfo read_host_info(const std::string& root) {
   }
   h.online_cpus = int(read_online_cpus(root).value_or(std::vector<int>{}).size());
   if (h.online_cpus == 0 && root.empty()) h.online_cpus = int(sysconf(_SC_NPROCESSORS_ONLN));
+  Sysroot sysroot(root);
+  if (auto cg = cpu_cgroup_of(sysroot)) {
+    CgroupInfo info;
+    info.version = cg->version;
+    info.path = cg->path;
+    if (auto q = quota_group(sysroot, *cg)) {
+      auto quota = read_cpu_quota(sysroot, *q);
+      info.quota_path = q->path;
+      info.quota_us = quota->quota_us;
+      info.period_us = quota->period_us;
+    }
+    h.cgroup = info;
+  }
   return h;
 }
 
