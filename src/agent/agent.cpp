@@ -25,6 +25,8 @@
 #include "common/errors.h"
 #include "probes/noise_probe.h"
 #include "runner/privileges.h"
+#include "system/allowed_cpus.h"
+#include "system/cpu_selection.h"
 #include "system/cpulist.h"
 #include "system/host_info.h"
 
@@ -36,11 +38,6 @@ namespace {
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::vector<int> online_cpus() {
-  if (auto cpus = sys::read_online_cpus()) return *cpus;
-  throw Error("cannot read the online CPUs from /sys/devices/system/cpu/online; give --cpu LIST");
 }
 
 std::string kernel_release() {
@@ -131,8 +128,9 @@ asio::awaitable<void> collect_loop(asio::steady_timer& timer, Agent& agent, std:
 }
 
 // Serves until a signal arrives; returns it. The probe lives and dies inside: when this
-// returns, every BPF program is detached and unloaded.
-int serve(const AgentOptions& opts, const std::vector<int>& cpus, CheckWorker& checks) {
+// returns, every BPF program is detached and unloaded. `unavailable`: the note naming the online
+// CPUs this process may not use ("" when none), for the start-up line.
+int serve(const AgentOptions& opts, const std::vector<int>& cpus, const std::string& unavailable, CheckWorker& checks) {
   asio::io_context io(1);
   // Before the probe loads: a signal during start-up still ends the agent cleanly.
   asio::signal_set signals(io, SIGTERM, SIGINT);
@@ -162,9 +160,9 @@ int serve(const AgentOptions& opts, const std::vector<int>& cpus, CheckWorker& c
   checks.start();
   asio::co_spawn(io, collect_loop(collect_timer, *agent, opts.collect_interval), asio::detached);
 
-  fmt::print(stderr, "noisewatch agent: listening on http://{}/metrics (also /check, /healthz); watching CPUs {}; checks every {} s\n",
+  fmt::print(stderr, "noisewatch agent: listening on http://{}/metrics (also /check, /healthz); watching CPUs {}{}; checks every {} s\n",
              format_listen_address(server.local_address()), sys::format_cpulist(cpus),
-             std::chrono::duration<double>(opts.check_interval).count());
+             unavailable.empty() ? "" : "; " + unavailable, std::chrono::duration<double>(opts.check_interval).count());
   std::fflush(stderr);
   io.run();
   return stopped_by;
@@ -174,13 +172,17 @@ int serve(const AgentOptions& opts, const std::vector<int>& cpus, CheckWorker& c
 
 int run_agent(const AgentOptions& opts) {
   runner::require_bpf_privileges();
-  std::vector<int> cpus = opts.cpus ? *opts.cpus : online_cpus();
+  // The CPUs this process may use, as for `check`: inside a cpuset container, the container's.
+  auto selected = sys::select_cpus(sys::read_cpu_availability(), opts.cpus);
+  if (selected.cpus.empty())
+    throw Error("cannot read the online CPUs from /sys/devices/system/cpu/online; give --cpu LIST");
+  const std::vector<int>& cpus = selected.cpus;
 
   // The first check runs before anything is served: a --cpu that is not online stops here.
   CheckWorker checks(opts.cpus, opts.check_interval);
   checks.run_once();
 
-  int signo = serve(opts, cpus, checks);
+  int signo = serve(opts, cpus, sys::unavailable_note(selected.unavailable), checks);
   fmt::print(stderr, "noisewatch agent: stopped by {}; eBPF programs detached\n", strsignal(signo));
   return 0;
 }

@@ -13,7 +13,7 @@ namespace nw::agent {
 
 struct AgentOptions {
   ListenAddress listen{"127.0.0.1", 9477};
-  std::optional<std::vector<int>> cpus;  // nullopt: every online CPU
+  std::optional<std::vector<int>> cpus;  // nullopt: every CPU this process may use
   std::chrono::milliseconds check_interval{60000};
   // How often the probe's in-kernel maps are drained into the counters (also on every scrape).
   // Draining keeps the maps far from full however rarely anyone scrapes.

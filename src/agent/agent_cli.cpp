@@ -42,7 +42,7 @@ void register_agent(CLI::App& app, Action& action) {
   auto args = std::make_shared<AgentArgs>();
   sub->add_option("--listen", args->listen, "ADDR:PORT to serve /metrics, /check and /healthz on (port 0: any free one)")
       ->capture_default_str();
-  sub->add_option("--cpu", args->cpu, "CPUs to watch, e.g. 2-3 (default: every online CPU)");
+  sub->add_option("--cpu", args->cpu, "CPUs to watch, e.g. 2-3 (default: every CPU this process may use: affinity, cpuset)");
   sub->add_option("--check-interval", args->check_interval, "seconds between runs of the configuration checks")
       ->capture_default_str();
   sub->add_option("--top", args->top, "named noise sources per CPU and category; later ones are folded into source=\"other\"")

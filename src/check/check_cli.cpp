@@ -67,7 +67,8 @@ int run_check_command(const CheckArgs& a) {
 void register_check(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("check", "pre-flight health check: is this machine fit to benchmark on?");
   auto args = std::make_shared<CheckArgs>();
-  sub->add_option("--cpu", args->cpu, "target CPUs, e.g. 2 or 2-3 (default: the isolated CPUs, else all online)");
+  sub->add_option("--cpu", args->cpu, "target CPUs, e.g. 2 or 2-3 (default: the CPUs this process may use (affinity, cpuset); the isolated "
+                  "ones among them if any)");
   sub->add_option("--duration", args->duration, "seconds of live noise measurement in total; 0 skips it")
       ->capture_default_str();
   sub->add_option("--threshold", args->threshold_us, "gap threshold in microseconds for the noise measurement")

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "system/cpu_selection.h"
 #include "system/cpulist.h"
 
 namespace nw::check {
@@ -47,20 +48,10 @@ std::vector<int> parse_cpu_option(const std::string& text) {
 }
 
 CheckContext make_context(const sys::Sysroot& root, const std::optional<std::vector<int>>& cpus) {
-  CheckContext ctx{root, {}, sys::read_topology(root), sys::read_kernel_cmdline(root), std::nullopt, {}, {}};
+  CheckContext ctx{root, {}, {}, sys::read_topology(root), sys::read_kernel_cmdline(root), std::nullopt, {}, {}};
   ctx.isolated = read_isolated(root, ctx.cmdline);
-  const auto& online = ctx.topo.online;
-  if (cpus) {
-    for (int c : *cpus)
-      if (!online.empty() && !std::binary_search(online.begin(), online.end(), c))
-        throw Error(fmt::format("CPU {} is not online (online CPUs: {}); pick --cpu from that list", c,
-                                sys::format_cpulist(online)));
-    ctx.targets = *cpus;
-  } else if (ctx.isolated && !ctx.isolated->empty()) {
-    for (int c : *ctx.isolated)
-      if (online.empty() || std::binary_search(online.begin(), online.end(), c)) ctx.targets.push_back(c);
-  }
-  if (ctx.targets.empty()) ctx.targets = online;
+  ctx.available = sys::cpu_availability(ctx.topo.online, root.live() ? sys::read_affinity() : std::nullopt);
+  ctx.targets = sys::select_cpus(ctx.available, cpus, ctx.isolated.value_or(std::vector<int>{})).cpus;
   if (ctx.targets.empty())
     throw Error(root.live() ? "cannot read the online CPUs from /sys/devices/system/cpu/online; is /sys mounted?"
                             : fmt::format("{} has no sys/devices/system/cpu/online; point --sysroot at a "

@@ -14,6 +14,7 @@ CheckReport run_check(const sys::Sysroot& root, const CheckOptions& opts) {
   CheckReport report;
   report.sysroot = root.root();
   report.target_cpus = ctx.targets;
+  report.unavailable_cpus = ctx.available.unavailable();
   report.findings = run_all_checks(ctx);
   if (!root.live()) {
     report.notes.push_back("sysroot: the live noise measurement was skipped");
@@ -66,7 +67,7 @@ MeasuredChoice choose_quiet_cpu(const std::vector<int>& candidates, double secon
   sys::Sysroot live;
   auto ctx = make_context(live, candidates.empty() ? std::nullopt : std::optional(candidates));
   MeasuredChoice out;
-  out.measured = measure_cpu_noise(candidates.empty() ? ctx.topo.online : ctx.targets, seconds, opts);
+  out.measured = measure_cpu_noise(candidates.empty() ? ctx.available.allowed : ctx.targets, seconds, opts);
   auto choice = recommend_cpu(out.measured, housekeeping_cpus(ctx.topo.online, ctx.isolated.value_or(std::vector<int>{})));
   if (!choice) throw Error("no CPU could be measured; give --cpu N");
   out.choice = *choice;

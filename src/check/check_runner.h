@@ -11,7 +11,7 @@
 namespace nw::check {
 
 struct CheckOptions {
-  std::optional<std::vector<int>> cpus;  // nullopt: the isolated CPUs if any, else all online
+  std::optional<std::vector<int>> cpus;  // nullopt: the allowed isolated CPUs if any, else all allowed
   double duration_s = 5;                 // live noise measurement in total; 0 skips it
   uint64_t threshold_ns = 1000;
   int policy = 0, priority = 0;          // of the probe threads (NoiseOptions)
@@ -27,7 +27,7 @@ struct MeasuredChoice {
   std::vector<CpuNoise> measured;
 };
 
-// For `run --cpu auto`: measures `candidates` (all online CPUs when empty) on the live machine,
+// For `run --cpu auto`: measures `candidates` (every CPU this process may use when empty) on the live machine,
 // all at once for `seconds`, and picks one by recommend_cpu(). Throws nw::Error.
 MeasuredChoice choose_quiet_cpu(const std::vector<int>& candidates, double seconds, const NoiseOptions& opts = {});
 

@@ -45,6 +45,7 @@ struct CpuNoise {
 
 struct CheckReport {
   std::vector<int> target_cpus;
+  std::vector<int> unavailable_cpus;  // online, but not available to this process (cpuset/affinity)
   std::string sysroot;            // "" for the live machine
   std::vector<Finding> findings;
   std::vector<CpuNoise> cpus;     // empty when not measured (sysroot, --duration 0)

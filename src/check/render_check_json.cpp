@@ -8,6 +8,7 @@ nlohmann::json render_json(const CheckReport& report) {
   j["version"] = NOISEWATCH_VERSION;
   j["sysroot"] = report.sysroot.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.sysroot);
   j["target_cpus"] = report.target_cpus;
+  j["unavailable_cpus"] = report.unavailable_cpus;
   j["findings"] = nlohmann::json::array();
   for (const auto& f : report.findings) {
     nlohmann::json jf = {{"id", f.id},

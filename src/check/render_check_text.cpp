@@ -6,6 +6,7 @@
 #include "common/durations.h"
 #include "check/check_render.h"
 #include "check/cpu_noise.h"
+#include "system/cpu_selection.h"
 #include "system/cpulist.h"
 
 namespace nw::check {
@@ -33,8 +34,10 @@ std::string cpus_cell(const std::vector<int>& cpus) { return cpus.empty() ? "-" 
 
 std::string render_text(const CheckReport& report, bool color) {
   std::string out;
-  out += fmt::format("noisewatch check: target CPU {} on {}\n\n", cpus_cell(report.target_cpus),
-                     report.sysroot.empty() ? "this machine" : "sysroot " + report.sysroot);
+  std::string unavailable = sys::unavailable_note(report.unavailable_cpus);
+  out += fmt::format("noisewatch check: target CPU {} on {}{}\n\n", cpus_cell(report.target_cpus),
+                     report.sysroot.empty() ? "this machine" : "sysroot " + report.sysroot,
+                     unavailable.empty() ? "" : "; " + unavailable);
   size_t id_w = 5, cpu_w = 4;
   for (const auto& f : report.findings) {
     id_w = std::max(id_w, f.id.size());

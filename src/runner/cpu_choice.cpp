@@ -1,29 +1,13 @@
 #include "runner/cpu_choice.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
 
-#include "common/errors.h"
 #include "system/cpulist.h"
-#include "system/host_info.h"
 
 namespace nw::runner {
-
-std::vector<int> allowed_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> out;
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return out;
-  const std::vector<int> online = sys::read_online_cpus().value_or(std::vector<int>{});
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set) && (online.empty() || std::binary_search(online.begin(), online.end(), c)))
-      out.push_back(c);
-  return out;
-}
 
 DefaultCpus choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& irqs) {
   if (allowed.empty()) return {{}, "no CPU is allowed"};
@@ -51,15 +35,6 @@ DefaultCpus choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& i
   if (candidates.size() == 1 && best_n > 0)
     why += fmt::format("; note it has served {} device IRQs", best_n);
   return {{best}, why};
-}
-
-void validate_cpus(const std::vector<int>& wanted, const std::vector<int>& allowed) {
-  if (wanted.empty()) throw Error("--cpu names no CPU (expected e.g. --cpu 1 or --cpu 2-3)");
-  for (int c : wanted)
-    if (!std::binary_search(allowed.begin(), allowed.end(), c))
-      throw Error(fmt::format("CPU {} is offline or not allowed for this process (allowed: {}); pick one "
-                              "of those with --cpu",
-                              c, sys::format_cpulist(allowed)));
 }
 
 }  // namespace nw::runner

@@ -13,14 +13,9 @@ struct DefaultCpus {
   std::string reason;     // one line, for the user
 };
 
-// CPUs this process may run on and that are online.
-std::vector<int> allowed_cpus();
-
-// Never CPU 0 when another is allowed (it does the housekeeping: timers, RCU, most IRQs by
-// default); among the rest, the CPU that has served the fewest device IRQs so far.
+// Among `allowed` (the CPUs this process may use: sys::CpuAvailability), never CPU 0 when another
+// is allowed (it does the housekeeping: timers, RCU, most IRQs by default); among the rest, the CPU
+// that has served the fewest device IRQs so far.
 DefaultCpus choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& irqs);
-
-// Checks user-given CPUs against the allowed set; throws nw::Error naming the bad one.
-void validate_cpus(const std::vector<int>& wanted, const std::vector<int>& allowed);
 
 }  // namespace nw::runner

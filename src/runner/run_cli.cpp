@@ -22,6 +22,8 @@
 #include "runner/plan.h"
 #include "runner/session.h"
 #include "runner/window_options.h"
+#include "system/allowed_cpus.h"
+#include "system/cpu_selection.h"
 #include "system/cpulist.h"
 #include "system/host_info.h"
 #include "system/interrupts.h"
@@ -115,7 +117,8 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   p.runs = a.runs;
   p.warmup = a.warmup;
   p.setup = make_setup(a);
-  auto allowed = runner::allowed_cpus();
+  const auto available = sys::read_cpu_availability();
+  const auto& allowed = available.allowed;
   if (a.no_pin) {
     if (!a.cpu.empty()) throw Error("--cpu and --no-pin contradict each other: choose one");
     p.pin = false;
@@ -146,14 +149,17 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
     p.cpus = choice.cpus;
     p.cpu_reason = choice.reason;
   } else {
+    std::vector<int> wanted;
     try {
-      p.cpus = sys::parse_cpulist(a.cpu);
+      wanted = sys::parse_cpulist(a.cpu);
     } catch (const std::invalid_argument& e) {
       throw Error(fmt::format("--cpu: {}", e.what()));
     }
-    runner::validate_cpus(p.cpus, allowed);
+    p.cpus = sys::select_cpus(available, wanted).cpus;
     p.cpu_reason = fmt::format("CPU {} as asked (--cpu)", sys::format_cpulist(p.cpus));
   }
+  // Where the benchmark could not go whatever was asked: said rather than silently left out.
+  if (auto note = sys::unavailable_note(available.unavailable()); !note.empty()) p.cpu_reason += "; " + note;
   apply_window_options(p, a.windows, a.warmup_windows, a.timeline, a.timeline_threshold);
   if (!a.events.empty()) {
     std::string item;

@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "knobs/catalogue.h"
 #include "runner/cpu_choice.h"
+#include "system/allowed_cpus.h"
 #include "system/cpulist.h"
 #include "system/interrupts.h"
 #include "system/sysroot.h"
@@ -112,7 +113,7 @@ knobs::Targets make_targets(const sys::Sysroot& root, const std::string& cpu_opt
     if (cpus.empty()) throw Error("--cpu names no CPU (expected e.g. --cpu 1 or --cpu 2-3)");
   } else {
     // The CPU `run` would pick: on a sysroot, among its online CPUs and by its /proc/interrupts.
-    auto allowed = root.live() ? runner::allowed_cpus() : online_cpus(root);
+    auto allowed = root.live() ? sys::read_cpu_availability().allowed : online_cpus(root);
     auto irqs = sys::parse_interrupts(root.read("/proc/interrupts").value_or(""));
     cpus = runner::choose_cpu(allowed, irqs).cpus;
     if (cpus.empty()) throw Error("no CPU to tune for: name one with --cpu N");

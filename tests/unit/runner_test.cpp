@@ -94,8 +94,6 @@ TEST(DefaultCpus, AvoidsCpu0AndPrefersFewestDeviceIrqs) {
   EXPECT_NE(c.reason.find("CPU 0 avoided"), std::string::npos) << c.reason;
   EXPECT_EQ(choose_cpu({0}, irqs).cpus, std::vector<int>{0});
   EXPECT_EQ(choose_cpu({0, 3}, irqs).cpus, std::vector<int>{3});
-  EXPECT_THROW(validate_cpus({5}, {0, 1}), std::exception);
-  EXPECT_NO_THROW(validate_cpus({1}, {0, 1}));
 }
 
 TEST(CommandLookup, ReportsLikeAShell) {

@@ -1,0 +1,30 @@
+// The CPUs this process may use: its affinity (sched_getaffinity, which a cpuset cgroup such as
+// `docker run --cpuset-cpus 0` narrows) among the online CPUs. `run`, `check` and `agent` default
+// to these, because a thread cannot be pinned anywhere else (EINVAL): a container is a machine of
+// its own. cpu_selection.h turns them and a --cpu request into the CPUs to use.
+#pragma once
+#include <optional>
+#include <vector>
+
+namespace nw::sys {
+
+struct CpuAvailability {
+  std::vector<int> online;   // sorted; empty when unknown (no readable online file)
+  std::vector<int> allowed;  // sorted; the online CPUs this process may use
+
+  // Online CPUs this process may not use: named as "not available to this process
+  // (cpuset/affinity)", never measured or pinned to.
+  std::vector<int> unavailable() const;
+};
+
+// Pure: `affinity` nullopt means no restriction is known (a sysroot: another machine's files, not
+// this process), so every online CPU is allowed. Unknown `online` is taken to be the affinity.
+CpuAvailability cpu_availability(std::vector<int> online, const std::optional<std::vector<int>>& affinity);
+
+// This process's affinity; nullopt when sched_getaffinity fails.
+std::optional<std::vector<int>> read_affinity();
+
+// This process on this machine: /sys/devices/system/cpu/online and read_affinity().
+CpuAvailability read_cpu_availability();
+
+}  // namespace nw::sys
