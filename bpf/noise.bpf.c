@@ -476,7 +476,7 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu
 // task is dequeued on its way back to user space, p->throttled) say so on the task; older ones
 // only on the group's runqueues (cfs_rq->throttle_count counts the throttled levels above and
 // at the task's own). Returns the throttled group's kernfs id (low 32 bits), or 0.
-__noinline __u32 throttled_group(struct task_struct *p) {
+static __always_inline __u32 throttled_group(struct task_struct *p) {
   if (!p) return 0;
   if (bpf_core_field_exists(p->throttled)) {
     if (!BPF_CORE_READ(p, throttled)) return 0;

@@ -45,6 +45,10 @@ std::string& libbpf_log() {
 }
 
 int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args) {
+  // NOISEWATCH_BPF_LOG: everything libbpf and the verifier say, as they say it, for whoever
+  // debugs a kernel that refuses a program.
+  static const bool to_stderr = getenv("NOISEWATCH_BPF_LOG") != nullptr;
+  if (to_stderr) return vfprintf(stderr, fmt, args);
   if (level == LIBBPF_DEBUG) return 0;
   char buf[1024];
   vsnprintf(buf, sizeof(buf), fmt, args);

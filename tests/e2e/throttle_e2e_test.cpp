@@ -1,0 +1,99 @@
+// CFS bandwidth throttling, end to end (issue #24 section 1): a CPU-bound benchmark in a cgroup
+// v1 `cpu` group with a quota of 0.3 CPU spends most of its wall time runnable but throttled.
+// That time is charged to throttle:<the group>, agrees with the group's own cpu.stat, closes the
+// account of the run (CPU time + blocking + charged ~ wall), and the advice is the quota's.
+// Needs root and a cgroup v1 cpu controller (skips with the reason otherwise).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "run_helpers.h"
+
+namespace nw::e2e {
+namespace {
+
+const std::string kCpuRoot = "/sys/fs/cgroup/cpu";
+
+bool v1_cpu_controller() {
+  struct stat st {};
+  return geteuid() == 0 && stat((kCpuRoot + "/cpu.cfs_quota_us").c_str(), &st) == 0;
+}
+
+void write_file(const std::string& path, const std::string& value) {
+  std::ofstream f(path);
+  f << value;
+  f.flush();
+  if (!f) ADD_FAILURE() << "cannot write " << value << " to " << path;
+}
+
+// A group of its own with a quota; removed on every path out of the test (its processes have
+// exited by then: they were noisewatch and the benchmark, run to the end).
+struct QuotaGroup {
+  std::string name, dir;
+  QuotaGroup(int quota_us, int period_us) {
+    name = "/nw-throttle-" + std::to_string(getpid());
+    dir = kCpuRoot + name;
+    mkdir(dir.c_str(), 0755);
+    write_file(dir + "/cpu.cfs_period_us", std::to_string(period_us));
+    write_file(dir + "/cpu.cfs_quota_us", std::to_string(quota_us));
+  }
+  ~QuotaGroup() { rmdir(dir.c_str()); }
+};
+
+uint64_t source_time(const nlohmann::json& run, const std::string& prefix) {
+  uint64_t t = 0;
+  for (const auto& n : run["noise"])
+    if (n["source"].get<std::string>().rfind(prefix, 0) == 0) t += n["time_ns"].get<uint64_t>();
+  return t;
+}
+
+TEST(ThrottleE2E, QuotaIsChargedToTheGroup) {
+  if (!v1_cpu_controller()) GTEST_SKIP() << "needs root and the cgroup v1 cpu controller at " << kCpuRoot;
+  QuotaGroup group(30000, 100000);  // 0.3 CPU: a 40 ms spin takes ~130 ms of wall time
+  std::string json = temp_path("throttle.json");
+  std::string inner = "echo $$ > " + group.dir + "/cgroup.procs && exec " + noisewatch() +
+                      " --runs 8 --cpu 1 -q --json " + json + " -- " + bin("nw_spin") + " 40";
+  Proc p = run({"/bin/sh", "-c", inner});
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto rec = load_json(json);
+  unlink(json.c_str());
+  const std::string source = "throttle:" + group.name;
+
+  // The record names the group and its quota.
+  ASSERT_TRUE(rec["host"].contains("cgroup")) << rec["host"].dump();
+  EXPECT_EQ(rec["host"]["cgroup"]["quota_path"], group.name);
+  EXPECT_EQ(rec["host"]["cgroup"]["quota_us"], 30000);
+
+  for (const auto& run : rec["runs"]) {
+    if (run["warmup"].get<bool>()) continue;
+    SCOPED_TRACE(run.dump());
+    const double wall = run["wall_ns"].get<double>(), throttled = double(source_time(run, source));
+    // The kernel's own count over the same repetition: within 10 %.
+    ASSERT_TRUE(run.contains("cgroup_throttled_ns"));
+    const double kernel = run["cgroup_throttled_ns"].get<double>();
+    EXPECT_GT(kernel, 0.3 * wall) << "the quota did not throttle the benchmark: the premise failed";
+    EXPECT_NEAR(throttled / kernel, 1.0, 0.10) << "throttle: charged " << throttled << " ns, cpu.stat " << kernel;
+    // The account closes: own CPU time + blocking + everything charged covers the wall time
+    // (>= 95 %), and never more than it (conservation, 5 % + 0.5 ms).
+    const double own = run["cpu_ns"].get<double>() - run["cpu_irq_ns"].get<double>();
+    double charged = 0;
+    for (const auto& n : run["noise"]) charged += n["time_ns"].get<double>();  // blocking is a source too
+    EXPECT_GE(own + charged, 0.95 * wall);
+    EXPECT_LE(own + charged, 1.05 * wall + 0.5e6);
+  }
+  // The quota is the first source, and its advice is the quota's.
+  ASSERT_FALSE(rec["attribution"].empty());
+  const auto& first = rec["attribution"][0];
+  EXPECT_EQ(first["source"], source) << rec["attribution"].dump();
+  EXPECT_GE(first["share"].get<double>(), 0.8) << rec["attribution"].dump();
+  bool advised = false;
+  for (const auto& r : rec["recommendations"])
+    if (r["id"] == "cpu-quota")
+      for (const auto& a : r["addresses"]) advised = advised || a == source;
+  EXPECT_TRUE(advised) << rec["recommendations"].dump();
+}
+
+}  // namespace
+}  // namespace nw::e2e
