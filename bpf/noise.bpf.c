@@ -503,6 +503,24 @@ static __always_inline __u32 throttled_group(struct task_struct *p) {
   return 1;  // throttled, but the level was not found: an unnamed group (user space says so)
 }
 
+// A throttled task gets a CPU again: its group was unthrottled. The first of its episode's tasks
+// to run closes the episode (charged once, from its start: interrupts in it were nobody's, as no
+// tracked task ran or waited there); the others of the episode are runnable from now on and wait
+// like any preempted task (the next switch charges whoever runs meanwhile). A later one of them
+// ends that wait. `s`: the CPU it was throttled on.
+static __always_inline void throttle_end(struct nw_cpu_state *s, struct nw_task_info *ti, __u64 now) {
+  if (!s) return;
+  if (ti->throttle_epoch != s->throttle_epoch || s->throttled_n <= 0) {
+    wait_end(ti->cpu);
+    return;
+  }
+  if (now > s->throttle_since) record(NW_KIND_THROTTLE, s->throttle_cg, 0, now - s->throttle_since);
+  __s32 left = s->throttled_n - 1;
+  s->throttled_n = 0;
+  s->throttle_epoch++;
+  if (left > 0) __sync_fetch_and_add(&s->waiting, left);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
@@ -562,9 +580,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     __u32 throttled = 0;
     if (preempt || prev_state == 0) throttled = throttled_group(prev);  // TASK_RUNNING
     if (throttled) {
-      // Runnable, so not blocking; but no task of ours waits on this runqueue either.
+      // Runnable, so not blocking; but no task of ours waits on this runqueue either: it is
+      // this CPU's throttle episode, opened by the first of them.
       pi->phase = NW_PHASE_THROTTLED;
-      pi->throttle_cg = throttled;
+      pi->throttle_epoch = s->throttle_epoch;
+      if (s->throttled_n++ == 0) {
+        s->throttle_since = now;
+        s->throttle_cg = throttled;
+      }
       if (counts) s->switches_involuntary++;
       if (was == NW_PHASE_NEW) activity_up(now);
     } else if (preempt || prev_state == 0) {
@@ -595,11 +618,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   if (ni) {
     if (ni->phase == NW_PHASE_WAITING)
       wait_end(ni->cpu);
-    else if (ni->phase == NW_PHASE_THROTTLED) {
-      // Its span since the throttled switch-out (ts: that runqueue's clock; the task cannot have
-      // run anywhere since). Interrupts in it were nobody's: no tracked task ran or waited.
-      if (now > ni->ts) record(NW_KIND_THROTTLE, ni->throttle_cg, 0, now - ni->ts);
-    } else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
+    else if (ni->phase == NW_PHASE_THROTTLED)
+      throttle_end(cpu_at(ni->cpu), ni, now);
+    else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
       activity_up(now);
     if (ni->flags & NW_TASK_HELD) ni->held_since = bpf_ktime_get_ns();
     if (ni->flags & NW_TASK_FAULT_PAUSED) fault_resume(ni, s);

@@ -127,7 +127,7 @@ struct nw_task_info {
   __u32 gen;
   __u32 pid;       /* which task holds the slot */
   __u32 flags;     /* enum nw_task_flag */
-  __u32 throttle_cg; /* NW_PHASE_THROTTLED: the throttled group's id (as NW_KIND_THROTTLE's) */
+  __u32 throttle_epoch; /* NW_PHASE_THROTTLED: its CPU's throttle_epoch when it was throttled */
   /* se.sum_exec_runtime that is not the benchmark's: for the held child, what it had run when it
    * was tracked (user space, from /proc/PID/schedstat) plus its run time from then to its execve;
    * 0 for the benchmark's own threads and children (their runtime starts at 0 at fork). */
@@ -158,7 +158,14 @@ struct nw_cpu_state {
   /* Watched CPU: ktime and stolen_total at its last context switch (0: none since it opened).
    * Written at every switch of a watched CPU, by that CPU only: no false sharing in this line. */
   __u64 watch_mark_ns, watch_mark_stolen;
-  __u64 pad_head[3];
+  /* CFS bandwidth throttling of tracked tasks on this CPU: one episode from the first tracked
+   * task's throttled switch-out to the first switch-in after the group's unthrottle, charged
+   * once however many of them it held (written on throttle events only). */
+  __u64 throttle_since;     /* rq clock at the episode's start */
+  __s32 throttled_n;        /* tracked tasks throttled in the open episode (0: none open) */
+  __u32 throttle_cg;        /* the throttled group's id (as NW_KIND_THROTTLE's) */
+  __u32 throttle_epoch;     /* episodes closed so far: a task's throttle_epoch names its episode */
+  __u32 pad_throttle;
   /* written on every event */
   __u64 stolen_total;       /* own time of all interrupt-like events on this CPU, ever */
   __u64 mark_ts;            /* start of the current task's charged span */

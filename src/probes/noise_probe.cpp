@@ -282,6 +282,7 @@ void NoiseProbe::untrack_all() {
   for (int c = 0; c < impl_->ncpus; ++c) {
     nw_cpu_state& st = impl_->cpus[c];
     __atomic_store_n(&st.waiting, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&st.throttled_n, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&st.curr_tracked, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&st.tracked_since, 0, __ATOMIC_RELAXED);
   }
