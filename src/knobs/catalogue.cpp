@@ -158,7 +158,7 @@ std::vector<Knob> build() {
                .commands = cmd_stop_process});
   k.push_back({.id = "cpu-quota", .title = "Remove the CPU quota from the benchmark's cgroup", .scope = Scope::manual,
                .removes = "CFS bandwidth throttling: the benchmark runnable, but its group's quota used up",
-               .sources = {"throttle:*"},
+               .sources = {"throttle:*"}, .findings = {"cpu-quota"},
                .tradeoff = "The container can use more CPU than its quota; give it dedicated CPUs (a cpuset) instead.",
                .commands = cmd_cpu_quota});
   return k;

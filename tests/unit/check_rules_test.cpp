@@ -185,5 +185,44 @@ TEST(CheckRules, TreeWithoutOnlineCpusIsAnError) {
   EXPECT_THROW(make_context(root, std::nullopt), nw::Error);
 }
 
+// cpu-quota on the cgroup trees of tests/data/cgroup (v1: a container with 1.5 CPUs of its own;
+// v2: a pod of 0.5 CPU above the container), and on a scratch tree without a quota.
+Finding cpu_quota_on(const std::string& tree, std::vector<int> cpus) {
+  sys::Sysroot root(std::string(NW_SOURCE_DIR) + "/tests/data/cgroup/" + tree);
+  auto ctx = make_context(root, cpus);
+  return check_cpu_quota(ctx);
+}
+
+TEST(CheckRules, CpuQuotaWarnsAtOrAboveTheCpusAndFailsBelow) {
+  auto one = cpu_quota_on("v1", {0});
+  EXPECT_EQ(one.status, Status::warn) << one.summary;
+  EXPECT_NE(one.summary.find("1.50 CPUs"), std::string::npos) << one.summary;
+  EXPECT_NE(one.summary.find("22 of 90 periods"), std::string::npos) << one.summary;
+  ASSERT_FALSE(one.fix.empty());
+  bool removes = false;
+  for (const auto& line : one.fix) removes = removes || line.find("/sys/fs/cgroup/cpu/docker/ab12/cpu.cfs_quota_us") != std::string::npos;
+  EXPECT_TRUE(removes) << "the fix names the group's own file";
+  auto two = cpu_quota_on("v1", {0, 1});
+  EXPECT_EQ(two.status, Status::fail) << two.summary;
+  auto pod = cpu_quota_on("v2", {0});
+  EXPECT_EQ(pod.status, Status::fail) << pod.summary;
+  EXPECT_NE(pod.summary.find("/kubepods.slice/pod1 (above this process's /kubepods.slice/pod1/ctr)"), std::string::npos)
+      << pod.summary;
+  bool v2_fix = false;
+  for (const auto& line : pod.fix) v2_fix = v2_fix || line.find("echo max > /sys/fs/cgroup/kubepods.slice/pod1/cpu.max") != std::string::npos;
+  EXPECT_TRUE(v2_fix);
+}
+
+TEST(CheckRules, CpuQuotaOkWithoutOneAndUnknownWithoutTheController) {
+  Machine m("0-1");
+  m.write("/proc/self/mountinfo", "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n");
+  m.write("/proc/self/cgroup", "1:cpu:/\n");
+  m.write("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "-1\n");
+  m.write("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
+  EXPECT_EQ(m.run(check_cpu_quota, {1}).status, Status::ok);
+  Machine bare("0-1");
+  EXPECT_EQ(bare.run(check_cpu_quota, {1}).status, Status::unknown);
+}
+
 }  // namespace
 }  // namespace nw::check::testing

@@ -52,7 +52,7 @@ TEST(KnobsCatalogue, EveryCheckFindingWithAFixHasAKnob) {
   // thermal-throttling are facts of the machine, not settings.
   for (const char* f : {"cpu-governor", "frequency-range", "turbo-boost", "smt", "cpu-isolation", "nohz-full",
                         "rcu-nocbs", "irq-affinity", "irqbalance", "aslr", "transparent-hugepages", "nmi-watchdog",
-                        "cpu-idle-states", "numa-balancing", "load"})
+                        "cpu-idle-states", "numa-balancing", "load", "cpu-quota"})
     EXPECT_FALSE(for_finding(f).empty()) << f;
   EXPECT_EQ(ids(for_finding("irq-affinity")), (std::vector<std::string>{"irq-affinity", "irq-default-affinity", "irqaffinity"}));
 }
