@@ -115,6 +115,25 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
     w.push_back(fmt::format("The first measured run was {} slower than the others: caches, page cache or frequency "
                             "were still warming up; add warm-up runs.",
                             format_percent(p.slow_first.excess)));
+  // On one CPU the account of a run (its own CPU time, blocking and every charged source)
+  // covers the wall time but for what no probe saw: say when that is a tenth or more, with the
+  // host named as the likely cause only on a VM.
+  if (rec.cpus.size() == 1) {
+    std::vector<double> fractions;
+    for (const RunSample* r : rec.measured())
+      if (auto u = r->unaccounted_ns(); u && r->wall_ns) fractions.push_back(double(*u) / double(r->wall_ns));
+    if (!fractions.empty()) {
+      std::sort(fractions.begin(), fractions.end());
+      double median = fractions[fractions.size() / 2];
+      if (median >= kUnaccountedWarn)
+        w.push_back(fmt::format("{} of a run's wall time (median) is accounted for by nothing measured: not the "
+                                "benchmark's CPU time, its blocking, nor any source{}.",
+                                format_percent(median, 0),
+                                rec.host.virtualized ? "; on this VM most likely the host (a vCPU descheduled "
+                                                       "without steal being reported)"
+                                                     : "; a source noisewatch has no probe for here (see Not measured)"));
+    }
+  }
   double unexplained = share_of(a, sources::kUnexplained);
   if (rec.host.virtualized)
     w.push_back(fmt::format("This is a virtual machine: host-side contention (other guests, the host's frequency "

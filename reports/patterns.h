@@ -13,6 +13,7 @@ inline constexpr double kOutlierZ = 3.5;          // modified z-score (Iglewicz 
 inline constexpr double kCvModerate = 0.01;       // CV above this: small changes get hidden
 inline constexpr double kCvUnstable = 0.05;       // CV above this: results are unstable
 inline constexpr double kTargetPrecision = 0.01;  // wanted 95 % half-width of the mean
+inline constexpr double kUnaccountedWarn = 0.10;   // one CPU: wall time no measured figure accounts for
 inline constexpr double kBimodalAshmanD = 4.0;    // floor; also above what a normal sample of n gives
 inline constexpr double kMinRelativeGap = 0.005;  // clusters/trends smaller than 0.5 % are ignored
 inline constexpr double kDriftP = 0.01;           // Mann-Kendall two-sided p-value

@@ -38,6 +38,23 @@ uint64_t RunSample::own_cpu_ns() const {
   return *cpu_ns > irq ? *cpu_ns - irq : 0;
 }
 
+std::optional<uint64_t> RunSample::accounted_ns() const {
+  if (!cpu_ns) return std::nullopt;
+  auto time_of = [&](std::string_view source) {
+    const NoiseEntry* e = find(std::string(source));
+    return e ? e->time_ns : uint64_t(0);
+  };
+  const uint64_t own = own_cpu_ns(), fault = time_of(sources::kFault), frequency = time_of(sources::kFrequency);
+  const uint64_t stolen = stolen_ns();
+  return (own > fault ? own - fault : 0) + blocking_ns + (stolen > frequency ? stolen - frequency : 0);
+}
+
+std::optional<uint64_t> RunSample::unaccounted_ns() const {
+  auto a = accounted_ns();
+  if (!a) return std::nullopt;
+  return wall_ns > *a ? wall_ns - *a : 0;
+}
+
 const NoiseEntry* RunSample::find(const std::string& source) const {
   for (const auto& e : noise)
     if (e.source == source) return &e;
@@ -127,6 +144,10 @@ static json run_to_json(const RunSample& r) {
   if (r.cpu_ns) j["cpu_ns"] = *r.cpu_ns;
   if (r.cpu_irq_ns) j["cpu_irq_ns"] = *r.cpu_irq_ns;
   if (r.cgroup_throttled_ns) j["cgroup_throttled_ns"] = *r.cgroup_throttled_ns;
+  if (auto a = r.accounted_ns()) {
+    j["accounted_ns"] = *a;
+    j["unaccounted_ns"] = *r.unaccounted_ns();
+  }
   if (r.probe_switches) {
     json ps = switches_to_json(r.probe_switches->seen);
     ps["before_tracking"] = switches_to_json(r.probe_switches->before_tracking);

@@ -90,6 +90,14 @@ struct RunSample {
   // The benchmark's own CPU time: cpu_ns less the interrupt time in it where the probe measured
   // it, else getrusage()'s user + sys (older records).
   uint64_t own_cpu_ns() const;
+  // The run's account (issue #24): the benchmark's own CPU time (less measured fault time, a
+  // source of its own) + its blocking + everything the machine took from it (stolen_ns, less the
+  // modelled frequency loss, which overlaps the CPU time). On one CPU it covers the wall time but
+  // for what no probe saw; nullopt where the probe measured no CPU time (window entries, older
+  // records).
+  std::optional<uint64_t> accounted_ns() const;
+  // wall_ns - accounted_ns when positive (one CPU: time nothing measured accounts for).
+  std::optional<uint64_t> unaccounted_ns() const;
   // Whether either of those was measured (a --windows entry has neither: only its wall time).
   bool has_cpu_time() const { return cpu_ns.has_value() || user_ns + sys_ns > 0; }
   const NoiseEntry* find(const std::string& source) const;

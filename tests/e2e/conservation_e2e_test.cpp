@@ -118,6 +118,10 @@ nlohmann::json run_and_check(const std::string& cpus, int runs, const std::vecto
     EXPECT_GT(t.cpu, 0u);
     EXPECT_LE(double(t.cpu), ncpus * double(t.wall)) << "CPU time above wall x CPUs";
     EXPECT_LE(t.cpu_irq, t.cpu);
+    // The run's account: present wherever the CPU time is, and what it leaves never exceeds wall.
+    EXPECT_TRUE(run.contains("accounted_ns") && run.contains("unaccounted_ns")) << "the run has no account";
+    if (!run.contains("unaccounted_ns")) continue;
+    EXPECT_LE(run["unaccounted_ns"].get<uint64_t>(), t.wall);
     // The benchmark's own tasks are contention, never preemption.
     for (const auto& s : t.sources)
       for (const auto& comm : own) EXPECT_NE(s, "preemption:" + comm) << "the workload's own task is reported as preemption";
@@ -138,6 +142,8 @@ void expect_conserved_on_one_cpu(const nlohmann::json& rec) {
     EXPECT_LE(double(t.charged + t.blocking), room + 0.05 * double(t.wall) + 0.5e6)
         << "charged " << t.charged << " + blocking " << t.blocking << " ns in " << room
         << " ns when the benchmark was not running";
+    // The record's own account of the run says the same: it never covers more than the wall time.
+    EXPECT_LE(run["accounted_ns"].get<double>(), 1.05 * double(t.wall) + 0.5e6);
   }
 }
 

@@ -126,6 +126,42 @@ TEST(ReportPatterns, RunsNeededAgreesWithTheHalfWidth) {
   EXPECT_GT(within, 0);
 }
 
+// The account of a run on one CPU: own CPU time + blocking + charged sources, and what is left.
+// A quota that nothing charged leaves 60 % of each run unaccounted, and the report says so; the
+// same runs with the throttling charged close the account, and the warning goes.
+TEST(ReportPatterns, UnaccountedWallTimeIsWarnedOnOneCpu) {
+  auto run_with = [](bool charged) {
+    return test::synthetic_record(10, 1e6, [charged](int, RunSample& r, auto&) {
+      r.cpu_ns = r.user_ns;                       // the probe measured the CPU time
+      r.cpu_irq_ns = 0;
+      if (charged)
+        r.noise.push_back(test::time_entry("throttle:/q", 1.5e9));
+      else
+        r.wall_ns = uint64_t(1.5e9);              // taken, but by nothing any probe saw
+    });
+  };
+  auto warned = [](const RunRecord& rec) {
+    for (const auto& w : rec.warnings)
+      if (w.find("accounted for by nothing measured") != std::string::npos) return true;
+    return false;
+  };
+  auto blind = test::analyzed(run_with(false));
+  ASSERT_TRUE(blind.runs[1].unaccounted_ns().has_value());
+  EXPECT_NEAR(double(*blind.runs[1].unaccounted_ns()) / double(blind.runs[1].wall_ns), 0.6, 0.01);
+  EXPECT_TRUE(warned(blind));
+  auto seen = test::analyzed(run_with(true));
+  EXPECT_EQ(*seen.runs[1].unaccounted_ns(), 0u);
+  EXPECT_EQ(*seen.runs[1].accounted_ns(), seen.runs[1].wall_ns);
+  EXPECT_FALSE(warned(seen));
+  // The record carries both figures; a run without measured CPU time (a window) has neither.
+  auto j = to_json(seen)["runs"][1];
+  EXPECT_EQ(j["accounted_ns"], j["wall_ns"]);
+  EXPECT_EQ(j["unaccounted_ns"], 0);
+  RunSample window;
+  window.wall_ns = 5;
+  EXPECT_FALSE(window.accounted_ns().has_value());
+}
+
 TEST(ReportPatterns, MannKendallAndTheilSen) {
   std::vector<double> rising = {1, 2, 3, 4, 5, 6, 7, 8};
   auto [p, sign] = report::mann_kendall(rising);
