@@ -577,22 +577,21 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     held_slice_end(pi);
     pi->ts = now;
     pi->cpu = cpu;
-    __u32 throttled = 0;
-    if (preempt || prev_state == 0) throttled = throttled_group(prev);  // TASK_RUNNING
-    if (throttled) {
-      // Runnable, so not blocking; but no task of ours waits on this runqueue either: it is
-      // this CPU's throttle episode, opened by the first of them.
-      pi->phase = NW_PHASE_THROTTLED;
-      pi->throttle_epoch = s->throttle_epoch;
-      if (s->throttled_n++ == 0) {
-        s->throttle_since = now;
-        s->throttle_cg = throttled;
+    if (preempt || prev_state == 0) {  // TASK_RUNNING
+      __u32 throttled = throttled_group(prev);
+      if (throttled) {
+        // Runnable, so not blocking; but no task of ours waits on this runqueue either: it is
+        // this CPU's throttle episode, opened by the first of them.
+        pi->phase = NW_PHASE_THROTTLED;
+        pi->throttle_epoch = s->throttle_epoch;
+        if (s->throttled_n++ == 0) {
+          s->throttle_since = now;
+          s->throttle_cg = throttled;
+        }
+      } else {
+        pi->phase = NW_PHASE_WAITING;
+        __sync_fetch_and_add(&s->waiting, 1);
       }
-      if (counts) s->switches_involuntary++;
-      if (was == NW_PHASE_NEW) activity_up(now);
-    } else if (preempt || prev_state == 0) {
-      pi->phase = NW_PHASE_WAITING;
-      __sync_fetch_and_add(&s->waiting, 1);
       if (counts) s->switches_involuntary++;
       if (was == NW_PHASE_NEW) activity_up(now);
     } else {

@@ -9,6 +9,7 @@
 #include "reports/sources.h"
 #include "reports/units.h"
 #include "sources/vocabulary.h"
+#include "stats/descriptive.h"
 
 namespace nw::report {
 
@@ -123,8 +124,7 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
     for (const RunSample* r : rec.measured())
       if (auto u = r->unaccounted_ns(); u && r->wall_ns) fractions.push_back(double(*u) / double(r->wall_ns));
     if (!fractions.empty()) {
-      std::sort(fractions.begin(), fractions.end());
-      double median = fractions[fractions.size() / 2];
+      double median = stats::median(fractions);
       if (median >= kUnaccountedWarn)
         w.push_back(fmt::format("{} of a run's wall time (median) is accounted for by nothing measured: not the "
                                 "benchmark's CPU time, its blocking, nor any source{}.",

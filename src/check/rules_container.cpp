@@ -14,11 +14,12 @@ Finding check_cpu_quota(const CheckContext& ctx) {
   if (!own)
     return make_finding("cpu-quota", Status::unknown, ctx.targets,
                         "no cpu controller in /proc/self/mountinfo and /proc/self/cgroup: the CPU quota is unknown");
-  auto group = sys::quota_group(ctx.root, *own);
-  if (!group)
+  auto limited = sys::quota_group(ctx.root, *own);
+  if (!limited)
     return make_finding("cpu-quota", Status::ok, ctx.targets,
                         fmt::format("no CPU quota on cgroup {} or above it (cgroup v{})", own->path, own->version));
-  auto quota = sys::read_cpu_quota(ctx.root, *group);
+  const sys::CpuCgroup* group = &limited->group;
+  const sys::CpuQuota* quota = &limited->quota;
   const double cpus = quota->cpus();
   const size_t used = ctx.targets.size();
   std::string where = group->path == own->path ? fmt::format("cgroup {}", own->path)

@@ -4,7 +4,8 @@ namespace nw::runner {
 
 ThrottleCounter::ThrottleCounter() {
   sys::Sysroot live;
-  if (auto own = sys::cpu_cgroup_of(live)) group_ = sys::quota_group(live, *own);
+  if (auto own = sys::cpu_cgroup_of(live))
+    if (auto q = sys::quota_group(live, *own)) group_ = q->group;
 }
 
 void ThrottleCounter::start() {

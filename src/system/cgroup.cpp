@@ -3,8 +3,9 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
+
+#include "common/files.h"
 
 namespace fs = std::filesystem;
 
@@ -156,11 +157,9 @@ std::optional<ThrottleStat> read_throttle_stat(const Sysroot& root, const CpuCgr
 }
 
 std::optional<ThrottleStat> read_throttle_stat_now(const CpuCgroup& cg) {
-  std::ifstream f(stat_file(cg));
-  if (!f) return std::nullopt;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_throttle_stat(ss.str());
+  std::string text = read_file(stat_file(cg));
+  if (text.empty()) return std::nullopt;
+  return parse_throttle_stat(text);
 }
 
 std::vector<CpuCgroup> self_and_ancestors(const CpuCgroup& cg) {
@@ -176,10 +175,10 @@ std::vector<CpuCgroup> self_and_ancestors(const CpuCgroup& cg) {
   return out;
 }
 
-std::optional<CpuCgroup> quota_group(const Sysroot& root, const CpuCgroup& cg) {
+std::optional<QuotaGroup> quota_group(const Sysroot& root, const CpuCgroup& cg) {
   for (const auto& g : self_and_ancestors(cg)) {
     auto q = read_cpu_quota(root, g);
-    if (q && q->quota_us) return g;
+    if (q && q->quota_us) return QuotaGroup{g, *q};
   }
   return std::nullopt;
 }

@@ -49,8 +49,13 @@ std::optional<ThrottleStat> read_throttle_stat_now(const CpuCgroup& cg);
 
 // The group itself and its ancestors up to the hierarchy's visible root, innermost first.
 std::vector<CpuCgroup> self_and_ancestors(const CpuCgroup& cg);
-// The innermost of those with a CPU quota: the group whose quota throttles the process first.
-std::optional<CpuCgroup> quota_group(const Sysroot& root, const CpuCgroup& cg);
+// The innermost of those with a CPU quota (the group whose quota throttles the process first),
+// with that quota (always limited: quota_us set).
+struct QuotaGroup {
+  CpuCgroup group;
+  CpuQuota quota;
+};
+std::optional<QuotaGroup> quota_group(const Sysroot& root, const CpuCgroup& cg);
 
 // The path of the group whose kernfs id (its directory's inode number on the cgroup fs; the probe
 // reports the low 32 bits) is `id`, searched in the hierarchy `like` belongs to; nullopt when

@@ -1,7 +1,5 @@
 #include "system/host_info.h"
 
-#include "system/cgroup.h"
-
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -9,6 +7,7 @@
 #include <sstream>
 
 #include "common/files.h"
+#include "system/cgroup.h"
 #include "system/cpulist.h"
 
 namespace nw::sys {
@@ -52,10 +51,9 @@ HostInfo read_host_info(const std::string& root) {
     info.version = cg->version;
     info.path = cg->path;
     if (auto q = quota_group(sysroot, *cg)) {
-      auto quota = read_cpu_quota(sysroot, *q);
-      info.quota_path = q->path;
-      info.quota_us = quota->quota_us;
-      info.period_us = quota->period_us;
+      info.quota_path = q->group.path;
+      info.quota_us = q->quota.quota_us;
+      info.period_us = q->quota.period_us;
     }
     h.cgroup = info;
   }

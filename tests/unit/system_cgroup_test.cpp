@@ -18,12 +18,13 @@ TEST(Cgroup, V1ContainerWithItsOwnQuota) {
   EXPECT_EQ(cg->dir, "/sys/fs/cgroup/cpu/docker/ab12");
   auto q = quota_group(root, *cg);
   ASSERT_TRUE(q);
-  EXPECT_EQ(q->path, "/docker/ab12");
-  auto quota = read_cpu_quota(root, *q);
+  EXPECT_EQ(q->group.path, "/docker/ab12");
+  auto quota = read_cpu_quota(root, q->group);
   ASSERT_TRUE(quota && quota->quota_us);
   EXPECT_EQ(*quota->quota_us, 150000);
+  EXPECT_EQ(q->quota.quota_us, quota->quota_us) << "the quota found is the one read";
   EXPECT_DOUBLE_EQ(quota->cpus(), 1.5);
-  auto stat = read_throttle_stat(root, *q);
+  auto stat = read_throttle_stat(root, q->group);
   ASSERT_TRUE(stat);
   EXPECT_EQ(stat->nr_throttled, 22u);
   EXPECT_EQ(stat->throttled_ns, 1510000000u);
@@ -40,9 +41,10 @@ TEST(Cgroup, V2ContainerThrottledByItsPod) {
   EXPECT_FALSE(unlimited->quota_us);
   auto q = quota_group(root, *cg);
   ASSERT_TRUE(q);
-  EXPECT_EQ(q->path, "/kubepods.slice/pod1");
-  EXPECT_EQ(*read_cpu_quota(root, *q)->quota_us, 50000);
-  auto stat = read_throttle_stat(root, *q);
+  EXPECT_EQ(q->group.path, "/kubepods.slice/pod1");
+  EXPECT_EQ(*read_cpu_quota(root, q->group)->quota_us, 50000);
+  EXPECT_EQ(q->quota.quota_us, 50000);
+  auto stat = read_throttle_stat(root, q->group);
   ASSERT_TRUE(stat);
   EXPECT_EQ(stat->throttled_ns, 250000000u);  // throttled_usec
 }
