@@ -311,6 +311,14 @@ TEST(RunE2E, WithoutPrivilegesSaysWhatToDo) {
   // As an unprivileged user (nobody), loading eBPF must fail with one line naming the
   // capabilities and the setcap command, exit 125, and the benchmark must not run.
   std::string out = temp_path("out"), err = temp_path("err");
+  // A copy nobody can reach: the build directory may sit under a 0700 directory (a home, or
+  // `mktemp -d` as the fresh-clone check makes), where nobody could not even exec it.
+  char tmpl[] = "/tmp/nw-e2e-priv-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl, copy = dir + "/noisewatch";
+  ASSERT_EQ(chmod(dir.c_str(), 0755), 0);
+  ASSERT_EQ(run({"/bin/cp", noisewatch(), copy}).status, 0);
+  ASSERT_EQ(chmod(copy.c_str(), 0755), 0);
   pid_t pid = fork();
   if (pid == 0) {
     int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -318,11 +326,13 @@ TEST(RunE2E, WithoutPrivilegesSaysWhatToDo) {
     dup2(o, 1);
     dup2(e, 2);
     if (setgid(65534) != 0 || setuid(65534) != 0) _exit(99);
-    execl(noisewatch().c_str(), "noisewatch", "--", "/bin/echo", "ran", (char*)nullptr);
+    execl(copy.c_str(), "noisewatch", "--", "/bin/echo", "ran", (char*)nullptr);
     _exit(98);
   }
   int st = 0;
   waitpid(pid, &st, 0);
+  unlink(copy.c_str());
+  rmdir(dir.c_str());
   std::string e = slurp(err);
   EXPECT_EQ(shell_status(st), 125) << e;
   EXPECT_NE(e.find("CAP_BPF"), std::string::npos) << e;
