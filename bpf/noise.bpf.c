@@ -59,6 +59,10 @@ __u32 overflow_tasks;
 // at the end (after the last exit) is never recorded, so blocking <= wall by construction.
 __s64 active_tasks;
 __u64 idle_since;
+// The CPU (+ 1) where the last wake-up of a blocked tracked task was issued while a blocking span
+// was open: its nw_cpu_state holds that wake-up's cause (0: none). Wake-ups of several tracked
+// tasks at once may race here; each is a true cause of the span's end, and one is kept.
+__u64 cause_cpu;
 // CPU time of the tracked tasks that ended, from the benchmark's execve on (sum_exec_runtime at
 // their last switch, less cpu_base).
 __u64 cpu_ns;
@@ -156,9 +160,10 @@ static __always_inline struct nw_task_info *tracked_info(struct task_struct *t) 
   return ti && ti->gen == generation ? ti : 0;
 }
 
-// Does time taken on this CPU now delay a tracked task?
+// Does time taken on this CPU now delay a tracked task? (During a throttle episode it delays the
+// throttled ones: an interrupt then is charged as itself and left out of the episode.)
 static __always_inline bool affected(struct nw_cpu_state *s) {
-  return s->curr_tracked || s->waiting > 0 || s->watched;
+  return s->curr_tracked || s->waiting > 0 || s->watched || s->throttled_n > 0;
 }
 
 #include "timeline.bpf.h"
@@ -231,6 +236,28 @@ static __always_inline void record_fixed(__u32 slot, __u64 dur) {
   }
   struct nw_noise_val *v = bpf_map_lookup_elem(&fixed, &slot);
   if (v) add_to(v, 1, dur, dur);
+}
+
+// A blocking span's cause, charged the span's whole time (so the parts sum to the total, window
+// by window). `from`: the CPU (+ 1) holding the cause of the wake-up that ended it, 0 for a span
+// ended by a task the probe saw running without seeing it woken (blocking:other). Straight to the
+// hash, not to the timeline, which shows the span once, as blocking. A global function (verified
+// once, not on every path of the switch program that may end a span).
+__noinline int block_cause(__u32 from, __u64 dur) {
+  struct nw_noise_key key = {.kind = NW_KIND_BLOCK_OTHER};
+  key.window = window_now();
+  struct nw_cpu_state *w = from ? cpu_at(from - 1) : 0;
+  if (w && w->wake_kind) {
+    key.kind = w->wake_kind;
+    key.id = w->wake_id;
+    if (key.kind == NW_KIND_BLOCK_WAIT) __builtin_memcpy(key.comm, w->wake_comm, NW_COMM_LEN);
+    if (key.kind == NW_KIND_BLOCK_SLEEP && w->wake_late_ns) {
+      struct nw_noise_key late = {.kind = NW_KIND_SLEEP_LATE, .window = key.window};
+      hash_add(&late, 1, w->wake_late_ns - 1, w->wake_late_ns - 1);
+    }
+  }
+  hash_add(&key, 1, dur, dur);
+  return 0;
 }
 
 // A task's name as two words: copied with two loads, compared with two compares.
@@ -335,13 +362,18 @@ static __always_inline void wait_end(__u32 cpu) {
 static __always_inline void activity_up(__u64 now) {
   if (__sync_fetch_and_add(&active_tasks, 1) != 0) return;
   __u64 since = __sync_lock_test_and_set(&idle_since, 0);
-  if (since && now > since) record_fixed(NW_FIXED_BLOCK, now - since);
+  __u32 from = (__u32)__sync_lock_test_and_set(&cause_cpu, 0);
+  if (since && now > since) {
+    record_fixed(NW_FIXED_BLOCK, now - since);
+    block_cause(from, now - since);
+  }
 }
 
 // A tracked task blocked or died.
 static __always_inline void activity_down(__u64 now) {
   __s64 before = __sync_fetch_and_add(&active_tasks, -1);
   if (before == 1) {
+    cause_cpu = 0;
     idle_since = now;
   } else if (before <= 0) {  // a rise this generation never saw (tracked while running): resync
     __sync_fetch_and_add(&active_tasks, 1);
@@ -381,7 +413,7 @@ static __always_inline void fault_resume(struct nw_task_info *ti, struct nw_cpu_
 // Is an interrupt-like event of `own` time on this CPU charged? Whatever affected() says, except
 // that a watched CPU's measurer cannot see events shorter than its threshold (watch_min_ns).
 static __always_inline bool charged(struct nw_cpu_state *s, __u64 own) {
-  return s->curr_tracked || s->waiting > 0 || (s->watched && own >= s->watch_min_ns);
+  return s->curr_tracked || s->waiting > 0 || s->throttled_n > 0 || (s->watched && own >= s->watch_min_ns);
 }
 
 // ---- watched CPUs (check's spinners, the agent) ------------------------------------------
@@ -514,7 +546,9 @@ static __always_inline void throttle_end(struct nw_cpu_state *s, struct nw_task_
     wait_end(ti->cpu);
     return;
   }
-  if (now > s->throttle_since) record(NW_KIND_THROTTLE, s->throttle_cg, 0, now - s->throttle_since);
+  // Less the interrupts and steal in it, charged as themselves (the CPU counts as affected).
+  __u64 span = now > s->throttle_since ? now - s->throttle_since : 0, nested = s->stolen_total - s->throttle_stolen0;
+  if (span > nested) record(NW_KIND_THROTTLE, s->throttle_cg, 0, span - nested);
   __s32 left = s->throttled_n - 1;
   s->throttled_n = 0;
   s->throttle_epoch++;
@@ -538,7 +572,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   // 0. Hypervisor steal since the mark (the scheduler just updated it): taken from the benchmark
   // if it ran or waited here. It counts as nested time, so the waiting span below leaves it out.
   __u64 steal = rq_steal(rq);
-  if (s->steal_mark && steal > s->steal_mark && (pi || s->waiting > 0)) {
+  if (s->steal_mark && steal > s->steal_mark && (pi || s->waiting > 0 || s->throttled_n > 0)) {
     __u64 d = steal - s->steal_mark;
     record_fixed(NW_FIXED_STEAL, d);
     s->stolen_total += d;
@@ -551,7 +585,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   // CPU charges everything but its measurer instead (watched_switch).
   if (s->watched)
     watched_switch(s, &lv);
-  else if (s->waiting > 0 && s->mark_ts && now > s->mark_ts) {
+  else if (s->waiting > 0 && s->throttled_n <= 0 && s->mark_ts && now > s->mark_ts) {
+    // (Not during a throttle episode: its tasks wait for the quota, and the episode is charged
+    // the whole span, whoever runs meanwhile.)
     __u64 span = now - s->mark_ts;
     __u64 nested = s->stolen_total - s->mark_stolen;
     span = span > nested ? span - nested : 0;
@@ -586,6 +622,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
         pi->throttle_epoch = s->throttle_epoch;
         if (s->throttled_n++ == 0) {
           s->throttle_since = now;
+          s->throttle_stolen0 = s->stolen_total;
           s->throttle_cg = throttled;
         }
       } else {
@@ -677,6 +714,85 @@ int BPF_PROG(on_wakeup, struct task_struct *p) { return on_wake(p); }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p) { return on_wake(p); }
+
+// ---- why a blocking span ended ---------------------------------------------------------------
+// softirq vectors (include/linux/interrupt.h)
+#define NW_SOFTIRQ_TIMER 1
+#define NW_SOFTIRQ_TASKLET 6
+#define NW_SOFTIRQ_HRTIMER 8
+
+// Why a blocked tracked task is being woken, read where the wake-up is issued (this CPU, the
+// waker's context): the innermost open interrupt level, else the task issuing it. A timer (the
+// local timer vector's hrtimers, the TIMER and HRTIMER softirqs) is a sleep or a timeout; a device
+// IRQ, or the softirq that finishes its work (BLOCK, NET_RX, NET_TX, IRQ_POLL, TASKLET, HI), is
+// I/O, named by the last device IRQ seen on this CPU; a task is a wait on that task; the rest
+// (IPIs, RCU, the idle task flushing queued calls) is other.
+static __always_inline void wake_cause(struct nw_cpu_state *s, struct task_struct *cur) {
+  __u64 latest = 0, late = 0;
+  __u32 kind = NW_KIND_BLOCK_WAIT, id = 0;
+  if (s->irq_start) {
+    latest = s->irq_start;
+    kind = NW_KIND_BLOCK_IO;
+    id = s->irq_last - 1;
+  }
+  if (s->vec_start > latest) {
+    latest = s->vec_start;
+    kind = s->vec_id == NW_VEC_LOCAL_TIMER ? NW_KIND_BLOCK_SLEEP : NW_KIND_BLOCK_OTHER;
+    id = 0;
+    late = s->timer_late_ns + 1;
+  }
+  if (s->softirq_start > latest) {
+    __u32 v = s->softirq_vec;
+    id = 0;
+    late = 0;
+    if (v == NW_SOFTIRQ_TIMER || v == NW_SOFTIRQ_HRTIMER) {
+      kind = NW_KIND_BLOCK_SLEEP;
+      if (v == NW_SOFTIRQ_HRTIMER) late = s->timer_late_ns + 1;  // the timer wheel's lateness is unknown
+    } else if (v <= NW_SOFTIRQ_TASKLET) {  // HI, NET_TX, NET_RX, BLOCK, IRQ_POLL, TASKLET: device work
+      kind = NW_KIND_BLOCK_IO;
+      id = s->irq_last ? s->irq_last - 1 : NW_BLOCK_IO_SOFTIRQ | v;
+    } else {
+      kind = NW_KIND_BLOCK_OTHER;
+    }
+  }
+  if (kind == NW_KIND_BLOCK_WAIT) {
+    id = cur->pid;
+    if (!id) kind = NW_KIND_BLOCK_OTHER;  // the idle task running queued wake-ups
+    __builtin_memcpy(s->wake_comm, cur->comm, NW_COMM_LEN);
+  }
+  s->wake_kind = kind;
+  s->wake_id = id;
+  s->wake_late_ns = kind == NW_KIND_BLOCK_SLEEP ? late : 0;
+}
+
+// Fires where try_to_wake_up() is called (sched_wakeup may fire later, on the wakee's CPU, from
+// an IPI that queued the wake-up). Only a blocked tracked task woken while the benchmark as a whole
+// blocks needs a cause: one load decides for every other wake-up on the machine.
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p) {
+  if (!idle_since) return 0;
+  struct nw_task_info *ti = tracked_info(p);
+  if (!ti || ti->phase != NW_PHASE_BLOCKED) return 0;
+  __u32 cpu = bpf_get_smp_processor_id();
+  struct nw_cpu_state *s = cpu_at(cpu);
+  if (!s) return 0;
+  wake_cause(s, bpf_get_current_task_btf());
+  cause_cpu = cpu + 1;
+  return 0;
+}
+
+// How late each hrtimer fires (the time it expires less the time asked for: timer slack, interrupt
+// latency). Kept for the wake-up its callback may issue next on this CPU (callbacks do not nest).
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(on_hrtimer_expire, struct hrtimer *timer, ktime_t *now) {
+  struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
+  if (!s) return 0;
+  __s64 t = 0;
+  bpf_probe_read_kernel(&t, sizeof(t), now);
+  __s64 soft = timer->_softexpires;
+  s->timer_late_ns = t > soft ? t - soft : 0;
+  return 0;
+}
 
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu) {
@@ -809,6 +925,7 @@ int BPF_PROG(on_irq_entry, int irq, struct irqaction *action) {
   if (!s) return 0;
   s->irq_start = bpf_ktime_get_ns();
   s->irq_stolen0 = s->stolen_total;
+  s->irq_last = irq + 1;
   return 0;
 }
 
@@ -827,6 +944,7 @@ int BPF_PROG(on_softirq_entry, unsigned int vec) {
   if (!s) return 0;
   s->softirq_start = bpf_ktime_get_ns();
   s->softirq_stolen0 = s->stolen_total;
+  s->softirq_vec = vec;
   return 0;
 }
 
@@ -860,9 +978,10 @@ int BPF_PROG(on_nmi, void *handler, s64 delta_ns, int handled) {
   return 0;
 }
 
-static __always_inline int vector_entry(void) {
+static __always_inline int vector_entry(__u32 id) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
+  s->vec_id = id;
   s->vec_start = bpf_ktime_get_ns();
   s->vec_stolen0 = s->stolen_total;
   return 0;
@@ -879,7 +998,7 @@ static __always_inline int vector_exit(__u32 id) {
 // One entry/exit pair per APIC vector; user space disables the ones this kernel lacks.
 #define NW_VECTOR(tp, id)                                                        \
   SEC("tp_btf/" #tp "_entry")                                                    \
-  int BPF_PROG(on_##tp##_entry, int vector) { return vector_entry(); }           \
+  int BPF_PROG(on_##tp##_entry, int vector) { return vector_entry(id); }               \
   SEC("tp_btf/" #tp "_exit")                                                     \
   int BPF_PROG(on_##tp##_exit, int vector) { return vector_exit(id); }
 

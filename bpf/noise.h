@@ -34,7 +34,20 @@ enum nw_kind {
   NW_KIND_THROTTLE = 13,   /* id = the throttled cgroup's kernfs id (its inode number on the
                               cgroup fs), low 32 bits: a tracked task runnable while its task group
                               (or an ancestor) had used up its CFS bandwidth quota */
+  /* What ended a blocking span (the benchmark-wide span: no tracked task ran or was runnable),
+   * known where the wake-up that ended it was issued (sched_waking, in the waker's context). Each
+   * span is charged to NW_KIND_BLOCK (the total) and to exactly one of these, with equal time. */
+  NW_KIND_BLOCK_SLEEP = 14, /* id = 0: woken by a timer (a sleep, a timeout) */
+  NW_KIND_BLOCK_IO = 15,    /* id = IRQ number, or NW_BLOCK_IO_SOFTIRQ | softirq vector when no
+                               device IRQ was seen on that CPU: woken in a device IRQ or in the
+                               softirq that completes its work (BLOCK, NET_RX, ...) */
+  NW_KIND_BLOCK_WAIT = 16,  /* id = pid of the waking task; comm = its comm: woken by a task */
+  NW_KIND_BLOCK_OTHER = 17, /* id = 0: anything else (an IPI, an unseen wake-up) */
+  /* Not a source: per span that a sleep ended, how late the timer fired (its expiry less the
+   * requested time: timer slack, interrupt latency). count = such spans, time = the lateness. */
+  NW_KIND_SLEEP_LATE = 18,
 };
+#define NW_BLOCK_IO_SOFTIRQ 0x80000000u
 
 /* APIC/system vectors seen through the irq_vectors tracepoints (x86). */
 enum nw_vector {
@@ -145,7 +158,7 @@ struct nw_task_info {
  * mapping (a whole-element write would race with the programs). Configuration lives here, not in
  * a map of its own, so the context-switch path does one lookup per CPU. Array elements are contiguous and need not start
  * on a cache line: the padding keeps the fields written on every event at least a cache line away
- * from the neighbouring CPUs' (no false sharing between CPUs). 256 bytes. */
+ * from the neighbouring CPUs' (no false sharing between CPUs). 320 bytes. */
 struct nw_cpu_state {
   __u32 watched;            /* charge everything on this CPU but its measurer (check, agent); user
                                space opens and closes it (check: the spinner's own window) */
@@ -166,6 +179,7 @@ struct nw_cpu_state {
   __u32 throttle_cg;        /* the throttled group's id (as NW_KIND_THROTTLE's) */
   __u32 throttle_epoch;     /* episodes closed so far: a task's throttle_epoch names its episode */
   __u32 pad_throttle;
+  __u64 throttle_stolen0;   /* stolen_total at the episode's start: its interrupts are charged as such */
   /* written on every event */
   __u64 stolen_total;       /* own time of all interrupt-like events on this CPU, ever */
   __u64 mark_ts;            /* start of the current task's charged span */
@@ -189,6 +203,15 @@ struct nw_cpu_state {
   __u64 switches_voluntary, switches_involuntary;
   /* written on frequency changes */
   __u64 freq_khz, freq_ts, freq_khz_ns, freq_changes; /* kHz*ns integral up to freq_ts */
+  /* Interrupt context on this CPU, for the cause of a wake-up issued here: the open levels'
+   * identities (valid while their *_start is set), and the last device IRQ seen + 1 (0: none). */
+  __u32 irq_last, vec_id, softirq_vec;
+  __u32 wake_kind;          /* the cause of the last wake-up of a blocked tracked task issued here */
+  __u32 wake_id;
+  __u32 pad_wake;
+  char wake_comm[NW_COMM_LEN];
+  __u64 wake_late_ns;       /* NW_KIND_BLOCK_SLEEP: how late its timer fired */
+  __u64 timer_late_ns;      /* the hrtimer expiring now on this CPU: how late it fired */
   __u64 pad_tail[1];
 };
 

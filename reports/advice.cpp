@@ -133,6 +133,23 @@ void stop_processes(const Context& c, Out& out) {
   }
 }
 
+// The benchmark waited on a task outside it (a server, a daemon, a kworker): that party's timing
+// is part of every run. Not a knob: the workload's doing, named so the user can look at it.
+void waited_on(const Context& c, Out& out) {
+  for (const auto& r : c.in.rows) {
+    auto id = sources::parse(r.source);
+    if (r.share < kMinAddressedShare || sources::blocking_part(id) != sources::BlockingPart::wait) continue;
+    std::string who = sources::blocking_party(id);
+    std::string pid = r.detail.is_object() && r.detail.contains("pid") ? fmt::format(" (pid {})", r.detail["pid"].dump()) : "";
+    out.push_back({"workload-wait:" + who,
+                   fmt::format("The benchmark waits on {}{}: the variance of that wait is the workload's, not noise", who, pid),
+                   {fmt::format("# what does the benchmark wait for from {}? Make that party repeatable (warm it up, give "
+                                "it its own CPU: noisewatch check names a quiet one), or leave it out of the timed part",
+                                who)},
+                   {r.source}, false, "Its waiting is part of what the benchmark measures.", std::min(r.share, 1.0)});
+  }
+}
+
 void move_irqs(const Context& c, Out& out) {
   for (const auto& r : c.in.rows) {
     if (r.share < kMinAddressedShare || !device_irq(r.source)) continue;
@@ -300,14 +317,24 @@ const std::vector<Entry>& entries() {
                         {"# the retired-instruction count varies with the run time: seed RNGs with a constant, fix input data"},
                         {"unexplained"}, false, "One fixed input may not represent the real ones.", share});
        }},
+      // Blocking by its cause: I/O is made repeatable, sleeps end on time, waits name their party.
+      // A record without the parts (older versions) says only "blocking": I/O is then a guess.
       {"workload-io",
        [](const Context& c, Out& out) {
          propose_if(c, out, "workload-io", "Make the benchmark's I/O repeatable (inputs in tmpfs, warm page cache)",
-                    [](const std::string& s) { return s == "blocking"; },
+                    [](const std::string& s) {
+                      return s == sources::kBlocking || sources::blocking_part(sources::parse(s)) == sources::BlockingPart::io;
+                    },
                     {"cp -r INPUTS /dev/shm/   # and point the benchmark at them",
                      "sync; echo 3 > /proc/sys/vm/drop_caches   # or always start cold"},
                     "The benchmark no longer measures the storage it will meet in production.");
        }},
+      {"timer-slack",
+       [](const Context& c, Out& out) {
+         propose_knob(c, out, "timer-slack", "End the benchmark's sleeps on time: timer slack 1 ns (or --fifo, which has none)",
+                      [](const std::string& s) { return sources::blocking_part(sources::parse(s)) == sources::BlockingPart::sleep; });
+       }},
+      {"workload-wait", waited_on},
       knob("aslr-off", text("Disable address-space randomisation for the benchmark (may remove layout noise)"), layout),
       knob("clean-env", text("Run with a fixed, minimal environment (stack alignment depends on its size)"), layout),
       {"more-warmup",

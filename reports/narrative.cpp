@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reports/sources.h"
 #include "reports/units.h"
@@ -148,11 +149,19 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
                             "time ({} of the variance). Fix seeds and inputs.",
                             format_percent(in.split.instructions_cv.value_or(0), 2),
                             format_share(*in.split.instructions_share)));
-  double blocking = share_of(a, sources::kBlocking);
+  // Blocking: the total, or its parts by cause (sleeps, I/O, waits) where the record has them.
+  double blocking = 0;
+  std::vector<std::string> causes;
+  for (const auto& r : a.rows) {
+    auto id = sources::parse(r.source);
+    if (id.category != sources::kBlocking) continue;
+    blocking += r.share;
+    if (!id.name.empty() && r.share >= 0.05) causes.push_back(fmt::format("{} {}", sources::describe(id), format_share(r.share)));
+  }
   if (a.attributable && blocking >= 0.05)
-    w.push_back(fmt::format("{} of the variance is the benchmark's own blocking (I/O, sleeps, locks): the workload's "
-                            "doing, not noise.",
-                            format_share(blocking)));
+    w.push_back(fmt::format("{} of the variance is the benchmark's own blocking ({}): the workload's doing, not noise.",
+                            format_share(blocking),
+                            causes.empty() ? std::string("I/O, sleeps, waits") : fmt::format("{}", fmt::join(causes, "; "))));
   double contention = 0;
   const std::string bench_comm = sources::benchmark_comm(rec.command);
   for (const auto& r : a.rows)

@@ -124,7 +124,7 @@ RunMatrix collect_sources(const RunRecord& rec) {
       double other = 0;
       for (const auto& [name, src] : by_name)
         if (src.kind == Kind::time && name != sources::kFrequency &&
-            (name == sources::kBlocking || sources::is_stolen(sources::parse(name), bench_comm)))
+            (sources::parse(name).category == sources::kBlocking || sources::is_stolen(sources::parse(name), bench_comm)))
           other += src.time_ns[i];
       double busy = std::max(0.0, m.wall_ns[i] - other);
       s.time_ns[i] = busy * (1.0 - *runs[i]->mean_khz / f_ref);

@@ -140,6 +140,13 @@ std::vector<Knob> build() {
                .tradeoff = "A CPU-bound RT task starves other tasks on its CPU (RT throttling leaves them 5 %); "
                            "not how it runs in production.",
                .run_flag = "--fifo", .run_arg = "1", .commands = cmd_fifo});
+  k.push_back({.id = "timer-slack", .title = "End the benchmark's sleeps on time (timer slack 1 ns)",
+               .scope = Scope::benchmark,
+               .removes = "sleeps that end up to 50 us late, by a varying amount (the kernel's default timer slack)",
+               .sources = {"blocking:sleep"},
+               .tradeoff = "More timer interrupts (wake-ups are no longer batched); sleeps no longer behave as in "
+                           "production.",
+               .run_flag = "--timer-slack", .run_arg = "1", .commands = cmd_timer_slack});
   k.push_back({.id = "nice", .title = "Give the benchmark the highest CFS weight (nice -20)",
                .scope = Scope::benchmark, .removes = "part of the preemption by ordinary tasks",
                .sources = {"preemption:*"},

@@ -45,6 +45,7 @@ Commands cmd_workqueue(const Context& c);
 // family_benchmark.cpp: per-benchmark and manual knobs (no planner: `run` flags or by hand).
 Commands cmd_pin(const Context& c);
 Commands cmd_fifo(const Context& c);
+Commands cmd_timer_slack(const Context& c);
 Commands cmd_nice(const Context& c);
 Commands cmd_clean_env(const Context& c);
 Commands cmd_stop_process(const Context& c);

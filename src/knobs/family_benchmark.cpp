@@ -1,4 +1,4 @@
-// pin-cpu, sched-fifo, nice, clean-env, stop-process, cpu-quota: knobs for one benchmark process
+// pin-cpu, sched-fifo, timer-slack, nice, clean-env, stop-process, cpu-quota: knobs for one benchmark process
 // (the `run` flags, or the standard tools) and the knobs that are by hand only.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,6 +14,12 @@ Commands cmd_pin(const Context& c) {
 }
 
 Commands cmd_fifo(const Context& c) { return {rerun(get("sched-fifo"), c), render::priv(c, "chrt -f 1 " + c.command)}; }
+
+// No standard tool sets another program's timer slack: the run flag, or the program itself.
+Commands cmd_timer_slack(const Context& c) {
+  return {rerun(get("timer-slack"), c), "# or in the benchmark: prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0); or run it "
+                                        "SCHED_FIFO (--fifo 1, chrt -f 1): real-time tasks get no timer slack"};
+}
 
 Commands cmd_nice(const Context& c) { return {rerun(get("nice"), c), render::priv(c, "nice -n -20 " + c.command)}; }
 

@@ -58,10 +58,12 @@ std::string EventNamer::nmi_name(const nw_noise_key& key) {
   return it == kallsyms_.end() ? "nmi" : it->second;
 }
 
-std::string EventNamer::irq_source(uint32_t irq) {
+std::string EventNamer::irq_name(uint32_t irq) {
   if (!irqs_.find_irq(int(irq))) irqs_ = sys::read_interrupts();
-  return sources::format(sources::kIrq, sys::irq_name(irqs_, int(irq)));
+  return sys::irq_name(irqs_, int(irq));
 }
+
+std::string EventNamer::irq_source(uint32_t irq) { return sources::format(sources::kIrq, irq_name(irq)); }
 
 // The throttled group by its path in the cpu hierarchy, found from the kernel's id for it (the
 // group's inode on the cgroup fs). A group that cannot be found any more keeps its id.
@@ -104,6 +106,28 @@ NoiseEvent EventNamer::name(const nw_noise_key& key) {
       break;
     case NW_KIND_BLOCK:
       e.source = sources::kBlocking;
+      break;
+    case NW_KIND_BLOCK_SLEEP:
+      e.source = sources::format(sources::kBlocking, sources::kBlockingSleep);
+      break;
+    case NW_KIND_BLOCK_IO:
+      if (key.id & NW_BLOCK_IO_SOFTIRQ) {
+        e.source = sources::blocking_io(sources::softirq_name(key.id & ~NW_BLOCK_IO_SOFTIRQ));
+      } else {
+        e.source = sources::blocking_io(irq_name(key.id));
+        e.detail = {{"irq", key.id}};
+      }
+      break;
+    case NW_KIND_BLOCK_WAIT:
+      e.source = sources::blocking_wait(key_comm(key));
+      e.detail = {{"pid", key.id}};
+      break;
+    case NW_KIND_BLOCK_OTHER:
+      e.source = sources::format(sources::kBlocking, sources::kBlockingOther);
+      break;
+    case NW_KIND_SLEEP_LATE:
+      e.source = sources::format(sources::kBlocking, sources::kBlockingSleep);
+      e.detail = {{kTimerLateDetail, true}};
       break;
     case NW_KIND_MIGRATE:
       e.source = sources::kMigration;

@@ -18,6 +18,10 @@ std::string key_comm(const nw_noise_key& key);
 // The key a fixed per-CPU slot (enum nw_fixed_slot) stands for.
 nw_noise_key fixed_slot_key(uint32_t slot);
 
+// The detail key that marks a sleep-lateness event (NW_KIND_SLEEP_LATE): named like the sleeps it
+// belongs to (blocking:sleep) but not a part of their time; merge_noise folds it into their detail.
+inline constexpr const char* kTimerLateDetail = "timer_late";
+
 // Names keys; remembers /proc/interrupts (re-read when an IRQ number is new) and the NMI
 // handlers' symbols (read from /proc/kallsyms on the first NMI).
 class EventNamer {
@@ -27,6 +31,7 @@ class EventNamer {
 
  private:
   std::string nmi_name(const nw_noise_key& key);
+  std::string irq_name(uint32_t irq);
   std::string irq_source(uint32_t irq);
   std::string throttle_source(uint32_t cgroup_id);
 

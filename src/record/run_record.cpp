@@ -18,8 +18,44 @@ namespace nw {
 
 using nlohmann::json;
 
+// The parts of a blocking entry (detail.parts, written by the runner): each a noise entry of its
+// own. Malformed parts are skipped; whatever the parts leave of the total is blocking:other, so
+// they always sum to it.
+static std::vector<NoiseEntry> blocking_parts(const NoiseEntry& total) {
+  std::vector<NoiseEntry> out;
+  if (!total.detail.is_object() || !total.detail.contains("parts") || !total.detail["parts"].is_array()) return out;
+  uint64_t sum = 0;
+  for (const auto& p : total.detail["parts"]) {
+    if (!p.is_object() || !p.contains("source") || !p["source"].is_string()) continue;
+    NoiseEntry e;
+    e.source = p["source"].get<std::string>();
+    e.count = p.value("count", uint64_t(0));
+    e.time_ns = p.value("time_ns", uint64_t(0));
+    e.max_ns = p.value("max_ns", uint64_t(0));
+    if (p.contains("detail")) e.detail = p["detail"];
+    if (sources::blocking_part(sources::parse(e.source)) == sources::BlockingPart::none || sum + e.time_ns > total.time_ns)
+      continue;
+    sum += e.time_ns;
+    out.push_back(std::move(e));
+  }
+  if (!out.empty() && sum < total.time_ns) {
+    std::string other = sources::format(sources::kBlocking, sources::kBlockingOther);
+    auto it = std::find_if(out.begin(), out.end(), [&](const NoiseEntry& e) { return e.source == other; });
+    if (it == out.end()) it = out.insert(out.end(), NoiseEntry{other, 0, 0, 0, nullptr});
+    it->time_ns += total.time_ns - sum;
+  }
+  return out;
+}
+
 std::vector<NoiseEntry> RunSample::all_noise() const {
-  std::vector<NoiseEntry> out = noise;
+  std::vector<NoiseEntry> out;
+  for (const auto& e : noise) {
+    auto parts = e.source == sources::kBlocking ? blocking_parts(e) : std::vector<NoiseEntry>{};
+    if (parts.empty())
+      out.push_back(e);
+    else
+      out.insert(out.end(), parts.begin(), parts.end());
+  }
   if (steal_ns > 0 && !find(std::string(sources::kSteal)))
     out.push_back({std::string(sources::kSteal), 0, steal_ns, steal_ns, nullptr});  // time, no events counted
   return out;
@@ -92,7 +128,7 @@ Summary summarize(const RunRecord& rec) {
 
 // ---- to JSON ----------------------------------------------------------------------------
 
-static json noise_to_json(const NoiseEntry& e) {
+json noise_entry_json(const NoiseEntry& e) {
   json j = {{"source", e.source}, {"count", e.count}, {"time_ns", e.time_ns}, {"max_ns", e.max_ns}};
   if (!e.detail.is_null()) j["detail"] = e.detail;
   return j;
@@ -109,7 +145,7 @@ static json window_to_json(const RunSample& r) {
             {"blocking_ns", r.blocking_ns}};
   if (!r.label.is_null()) j["label"] = r.label;
   json noise = json::array();
-  for (const auto& e : r.noise) noise.push_back(noise_to_json(e));
+  for (const auto& e : r.noise) noise.push_back(noise_entry_json(e));
   j["noise"] = std::move(noise);
   if (r.interrupted) j["interrupted"] = true;
   return j;
@@ -132,7 +168,7 @@ static json run_to_json(const RunSample& r) {
             {"steal_ns", r.steal_ns},
             {"blocking_ns", r.blocking_ns}};
   json noise = json::array();
-  for (const auto& e : r.noise) noise.push_back(noise_to_json(e));
+  for (const auto& e : r.noise) noise.push_back(noise_entry_json(e));
   j["noise"] = std::move(noise);
   if (!r.counters.empty()) {
     json c = json::object();

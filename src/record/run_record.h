@@ -25,6 +25,9 @@ struct NoiseEntry {
   nlohmann::json detail = nullptr;
 };
 
+// One noise entry as the record writes it ({"source", "count", "time_ns", "max_ns", "detail"}).
+nlohmann::json noise_entry_json(const NoiseEntry& e);
+
 // A hardware or software counter read for one repetition (libpfm4 / perf_event_open).
 struct CounterValue {
   double value = 0;       // scaled value (raw * time_enabled / time_running)
@@ -80,8 +83,10 @@ struct RunSample {
   std::optional<int> window, process_run;
   nlohmann::json label = nullptr;  // the window's label (integer, or text from the marker fd)
 
-  // The run's sources as the analyses read them: its noise entries, plus a `steal` entry from
-  // steal_ns when there is none (records written before the runner made steal an entry).
+  // The run's sources as the analyses read them: its noise entries, with `blocking` replaced by
+  // its parts (blocking:sleep, blocking:io:<irq>, ... from its detail.parts) where the record has
+  // them, plus a `steal` entry from steal_ns when there is none (records written before the
+  // runner made steal an entry).
   std::vector<NoiseEntry> all_noise() const;
   // The time noise stole from this run (sources/vocabulary.h, is_stolen): everything but the
   // workload's own blocking, contention and page faults. `bench_comm` (sources::benchmark_comm)

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -28,7 +29,7 @@ namespace {
 // What the child tells the parent through the ready pipe: 'r', or 'e' + the step that failed
 // and its errno (the parent turns them into a message: the child may only make
 // async-signal-safe calls).
-enum Step : unsigned char { kPin = 1, kAslr, kNice, kFifo };
+enum Step : unsigned char { kPin = 1, kAslr, kNice, kFifo, kSlack };
 constexpr char kReady = 'r', kFailed = 'e';
 constexpr size_t kReportSize = 2 + sizeof(int);
 
@@ -51,6 +52,8 @@ std::string step_message(Step step, int err, const std::vector<int>& cpus, const
     case kNice:
       return fmt::format("--nice {}: setpriority failed: {}{}", s.nice.value_or(0), why,
                          denied ? " (a negative nice needs root or CAP_SYS_NICE)" : "");
+    case kSlack:
+      return fmt::format("--timer-slack {}: prctl(PR_SET_TIMERSLACK) failed: {}", s.timer_slack_ns.value_or(0), why);
     case kFifo:
       return fmt::format("--fifo {}: sched_setscheduler(SCHED_FIFO) failed: {}{}", s.fifo.value_or(0), why,
                          denied ? " (needs root or CAP_SYS_NICE, and a cgroup with a real-time budget)" : "");
@@ -138,6 +141,10 @@ HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int
     }
     if (setup.nice && setpriority(PRIO_PROCESS, 0, *setup.nice) != 0) child_fails(ready[1], kNice, errno);
     if (setup.fifo && sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) child_fails(ready[1], kFifo, errno);
+    // Inherited by every thread and child. (0 would mean "the default" to the kernel, so the
+    // option's minimum is 1 ns; real-time tasks get no slack whatever this says.)
+    if (setup.timer_slack_ns && prctl(PR_SET_TIMERSLACK, *setup.timer_slack_ns, 0, 0, 0) != 0)
+      child_fails(ready[1], kSlack, errno);
     char c = kReady;
     if (write(ready[1], &c, 1) != 1) _exit(125);
     close(ready[1]);

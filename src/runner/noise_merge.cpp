@@ -4,6 +4,9 @@
 #include <map>
 #include <set>
 
+#include "probes/source_names.h"
+#include "sources/vocabulary.h"
+
 namespace nw::runner {
 
 std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& events) {
@@ -16,7 +19,15 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
     int64_t cgroup_id = -1;
   };
   std::map<std::string, Acc> by_source;
+  std::map<std::string, NoiseEntry> timer_late;  // per source: the lateness of the timers that ended its spans
   for (const auto& e : events) {
+    if (e.detail.is_object() && e.detail.contains(probes::kTimerLateDetail)) {
+      auto& l = timer_late[e.source];
+      l.count += e.count;
+      l.time_ns += e.time_ns;
+      l.max_ns = std::max(l.max_ns, e.max_ns);
+      continue;
+    }
     auto& a = by_source[e.source];
     a.entry.source = e.source;
     a.entry.count += e.count;
@@ -51,9 +62,28 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
       for (const auto& [ft, n] : a.paths) p.push_back({{"from", ft.first}, {"to", ft.second}, {"count", n}});
       d["paths"] = std::move(p);
     }
+    // Sleeps: how late their timers fired, where measured (hrtimers), as the sleeps' evidence.
+    if (auto l = timer_late.find(src); l != timer_late.end()) {
+      d["timer_late_count"] = l->second.count;
+      d["timer_late_ns"] = l->second.time_ns;
+      d["timer_late_max_ns"] = l->second.max_ns;
+    }
     a.entry.detail = std::move(d);
     out.push_back(std::move(a.entry));
   }
+  // The parts of blocking (blocking:sleep, blocking:io:<irq>, ...) go into the total's detail: the
+  // noise list never holds the same time twice. The analyses see the parts (RunSample::all_noise).
+  auto blocking = std::find_if(out.begin(), out.end(), [](const NoiseEntry& e) { return e.source == sources::kBlocking; });
+  if (blocking != out.end()) {
+    nlohmann::json parts = nlohmann::json::array();
+    for (const auto& e : out)
+      if (sources::blocking_part(sources::parse(e.source)) != sources::BlockingPart::none)
+        parts.push_back(noise_entry_json(e));
+    if (!parts.empty()) blocking->detail["parts"] = std::move(parts);
+  }
+  std::erase_if(out, [](const NoiseEntry& e) {
+    return sources::blocking_part(sources::parse(e.source)) != sources::BlockingPart::none;
+  });
   // Largest first: what a reader of the raw record wants to see first.
   std::stable_sort(out.begin(), out.end(), [](const NoiseEntry& x, const NoiseEntry& y) {
     return x.time_ns != y.time_ns ? x.time_ns > y.time_ns : x.count > y.count;

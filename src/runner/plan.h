@@ -13,10 +13,11 @@ struct BenchmarkSetup {
   bool no_aslr = false;          // --no-aslr: personality(ADDR_NO_RANDOMIZE), like setarch -R
   std::optional<int> fifo;       // --fifo N: SCHED_FIFO at priority N
   std::optional<int> nice;       // --nice N
+  std::optional<uint64_t> timer_slack_ns;  // --timer-slack NS: prctl(PR_SET_TIMERSLACK), inherited
   bool clean_env = false;        // --clean-env: only PATH, HOME and LANG=C (like env -i)
   std::vector<std::string> env;  // --env K=V, added last (they win)
 
-  bool any() const { return no_aslr || fifo || nice || clean_env || !env.empty(); }
+  bool any() const { return no_aslr || fifo || nice || timer_slack_ns || clean_env || !env.empty(); }
 };
 
 struct Plan {

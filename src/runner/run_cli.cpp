@@ -49,6 +49,7 @@ struct RunArgs {
   // Per-benchmark knobs and the machine tuning for this run.
   bool no_aslr = false, clean_env = false, tune = false;
   int fifo = 0, nice = 0;  // 0: not given (CLI11 says whether they were)
+  std::optional<uint64_t> timer_slack;
   bool fifo_given = false, nice_given = false;
   std::vector<std::string> env;
   std::string journal, tune_only, tune_skip;
@@ -66,6 +67,7 @@ runner::BenchmarkSetup make_setup(const RunArgs& a) {
     throw Error("--fifo and --nice contradict each other (nice does not apply to a SCHED_FIFO task): choose one");
   if (a.fifo_given) s.fifo = a.fifo;
   if (a.nice_given) s.nice = a.nice;
+  s.timer_slack_ns = a.timer_slack;
   for (const auto& kv : a.env) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -83,6 +85,7 @@ nlohmann::json setup_json(const runner::BenchmarkSetup& s) {
   if (s.no_aslr) j["no_aslr"] = true;
   if (s.fifo) j["fifo"] = *s.fifo;
   if (s.nice) j["nice"] = *s.nice;
+  if (s.timer_slack_ns) j["timer_slack_ns"] = *s.timer_slack_ns;
   if (s.clean_env) j["clean_env"] = true;
   if (!s.env.empty()) {
     nlohmann::json names = nlohmann::json::array();
@@ -97,6 +100,7 @@ std::string setup_text(const runner::BenchmarkSetup& s) {
   if (s.no_aslr) parts.push_back("ASLR off");
   if (s.fifo) parts.push_back(fmt::format("SCHED_FIFO {}", *s.fifo));
   if (s.nice) parts.push_back(fmt::format("nice {}", *s.nice));
+  if (s.timer_slack_ns) parts.push_back(fmt::format("timer slack {} ns", *s.timer_slack_ns));
   if (s.clean_env) parts.push_back("clean environment (PATH, HOME, LANG=C)");
   if (!s.env.empty()) parts.push_back(fmt::format("{} --env", s.env.size()));
   return fmt::format("{}", fmt::join(parts, ", "));
@@ -231,6 +235,7 @@ void register_run(CLI::App& app, Action& action) {
       "  noisewatch -c 3 -r 30 -- ./bench --fast   30 runs pinned to CPU 3\n"
       "  noisewatch --json run.json -- ./bench     also save the record (re-render: noisewatch report)\n"
       "  noisewatch --no-aslr --clean-env --fifo 1 -- ./bench   the benchmark process alone, set up quieter\n"
+      "  noisewatch --timer-slack 1 -- ./bench    its sleeps end on time (blocking:sleep varies less)\n"
       "  noisewatch --tune -- ./bench              tune the machine for this run, restore it afterwards\n"
       "  noisewatch --windows -r 3 -- ./bench      every window ./bench marks is a repetition (3 processes)\n"
       "  noisewatch --timeline t.json -- ./bench   also write when the noise struck (open t.json in Perfetto)");
@@ -260,6 +265,11 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_option("--nice", args->nice, "run the benchmark at nice N (-20 to 19)")
       ->check(CLI::Range(-20, 19))
       ->each([args](const std::string&) { args->nice_given = true; });
+  sub->add_option("--timer-slack", args->timer_slack,
+                  "NS: the benchmark's timer slack (prctl PR_SET_TIMERSLACK, inherited; the kernel's default is "
+                  "50000): how late its sleeps and timeouts may end so the kernel can batch wake-ups. 1 for "
+                  "sleeps as exact as the timer allows")
+      ->check(CLI::Range(uint64_t(1), uint64_t(1'000'000'000)));
   sub->add_flag("--clean-env", args->clean_env,
                 "pass the benchmark only PATH, HOME (yours) and LANG=C, like env -i (the stack layout depends on "
                 "the environment's size); with --windows also NOISEWATCH_MARKER_FD");

@@ -69,6 +69,28 @@ std::string format(std::string_view category, std::string_view name) {
 
 std::string format(const SourceId& id) { return format(id.category, id.name); }
 
+std::string blocking_io(std::string_view irq_or_softirq) {
+  return format(kBlocking, std::string(kBlockingIo) + ":" + std::string(irq_or_softirq));
+}
+
+std::string blocking_wait(std::string_view comm) {
+  return format(kBlocking, std::string(kBlockingWait) + ":" + std::string(comm));
+}
+
+BlockingPart blocking_part(const SourceId& id) {
+  if (id.category != kBlocking || id.name.empty()) return BlockingPart::none;
+  SourceId part = parse(id.name);
+  if (part.category == kBlockingSleep) return BlockingPart::sleep;
+  if (part.category == kBlockingIo) return BlockingPart::io;
+  if (part.category == kBlockingWait) return BlockingPart::wait;
+  return BlockingPart::other;
+}
+
+std::string blocking_party(const SourceId& id) {
+  auto p = blocking_part(id);
+  return p == BlockingPart::io || p == BlockingPart::wait ? parse(id.name).name : std::string();
+}
+
 bool known_category(std::string_view category) { return find(category) != nullptr; }
 
 std::vector<std::string_view> known_categories() {
@@ -119,6 +141,13 @@ bool is_tick(const SourceId& id) {
 }
 
 Description description(const SourceId& id) {
+  switch (blocking_part(id)) {
+    case BlockingPart::sleep: return {"the benchmark's own sleeps and timeouts (blocking:sleep)", {}, {}};
+    case BlockingPart::io: return {"the benchmark's own I/O, completed by ", blocking_party(id), ""};
+    case BlockingPart::wait: return {"the benchmark waiting on ", blocking_party(id), ""};
+    case BlockingPart::other: return {"the benchmark's other blocking (blocking:other)", {}, {}};
+    case BlockingPart::none: break;
+  }
   for (const auto& s : kSpecial)
     if (s.category == id.category && s.name == id.name) return {std::string(s.text), {}, {}};
   const Category* c = find(id.category);

@@ -41,6 +41,13 @@ inline constexpr std::string_view kMigration = "migration";    // moves between 
 inline constexpr std::string_view kFault = "fault";            // page faults (timed where the kernel allows)
 inline constexpr std::string_view kUnexplained = "unexplained";  // the attribution's remainder, no probe's
 
+// The parts of `blocking`, by what ended each blocking span (the total stays `blocking`; its parts,
+// `blocking:<part>`, sum to it in every run): a timer, a device's interrupt, a task, or other.
+inline constexpr std::string_view kBlockingSleep = "sleep";  // "blocking:sleep"
+inline constexpr std::string_view kBlockingIo = "io";        // "blocking:io:<irq name or softirq>"
+inline constexpr std::string_view kBlockingWait = "wait";    // "blocking:wait:<comm of the waker>"
+inline constexpr std::string_view kBlockingOther = "other";  // "blocking:other"
+
 struct SourceId {
   std::string category;
   std::string name;  // empty for a bare source
@@ -53,6 +60,15 @@ SourceId parse(std::string_view source);
 // The inverse: "category:name", or the category alone when the name is empty.
 std::string format(std::string_view category, std::string_view name = {});
 std::string format(const SourceId& id);
+
+// "blocking:io:<name>", "blocking:wait:<comm>".
+std::string blocking_io(std::string_view irq_or_softirq);
+std::string blocking_wait(std::string_view comm);
+enum class BlockingPart { none, sleep, io, wait, other };
+// Which part of blocking a source is; `none` for the total (`blocking`) and for other categories.
+BlockingPart blocking_part(const SourceId& id);
+// The IRQ of an io part, the waker of a wait part ("" otherwise).
+std::string blocking_party(const SourceId& id);
 
 // Whether a category is in the vocabulary (docs/contracts.md), and all of them. Unknown ones (a
 // newer probe's, a foreign record's) are still read: machine noise, time-valued, described by

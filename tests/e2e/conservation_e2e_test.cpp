@@ -114,6 +114,13 @@ nlohmann::json run_and_check(const std::string& cpus, int runs, const std::vecto
       }
     }
     EXPECT_LE(t.blocking, t.wall);
+    // Blocking's parts by cause (detail.parts) sum to it exactly.
+    for (const auto& n : run["noise"]) {
+      if (n["source"] != "blocking" || !n.contains("detail") || !n["detail"].contains("parts")) continue;
+      uint64_t parts = 0;
+      for (const auto& part : n["detail"]["parts"]) parts += part["time_ns"].get<uint64_t>();
+      EXPECT_EQ(parts, t.blocking) << "blocking's parts do not sum to it";
+    }
     EXPECT_TRUE(run.contains("cpu_ns")) << "the probe measured no CPU time";
     EXPECT_GT(t.cpu, 0u);
     EXPECT_LE(double(t.cpu), ncpus * double(t.wall)) << "CPU time above wall x CPUs";
