@@ -43,10 +43,9 @@ void name(ContainerGuess& g, std::string_view runtime, std::string evidence) {
 
 }  // namespace
 
-ContainerGuess guess_container(const std::string& proc_cgroup, bool dockerenv,
-                               const std::optional<std::string>& containerenv, bool k8s_env) {
+ContainerGuess guess_container(const ContainerClues& clues) {
   ContainerGuess g;
-  std::istringstream in(proc_cgroup);
+  std::istringstream in(clues.proc_cgroup);
   std::string line;
   std::vector<std::string> seen;
   while (std::getline(in, line)) {
@@ -62,25 +61,29 @@ ContainerGuess guess_container(const std::string& proc_cgroup, bool dockerenv,
       break;
     }
   }
-  if (dockerenv) name(g, "docker", "/.dockerenv");
-  if (containerenv) {
-    auto at = containerenv->find("engine=\"");
-    std::string engine = at == std::string::npos ? "" : containerenv->substr(at + 8, containerenv->find('"', at + 8) - at - 8);
-    name(g, engine.rfind("podman", 0) == 0 ? "podman" : "",
-         engine.empty() ? "/run/.containerenv" : "/run/.containerenv (engine " + engine + ")");
+  if (!clues.host_pid_namespace) {
+    if (clues.dockerenv) name(g, "docker", "/.dockerenv");
+    if (const auto& env = clues.containerenv) {
+      auto at = env->find("engine=\"");
+      std::string engine = at == std::string::npos ? "" : env->substr(at + 8, env->find('"', at + 8) - at - 8);
+      name(g, engine.rfind("podman", 0) == 0 ? "podman" : "",
+           engine.empty() ? "/run/.containerenv" : "/run/.containerenv (engine " + engine + ")");
+    }
   }
-  if (k8s_env) name(g, "kubernetes", "KUBERNETES_SERVICE_HOST");
+  if (clues.k8s_env) name(g, "kubernetes", "KUBERNETES_SERVICE_HOST");
   return g;
 }
 
 std::optional<ContainerGuess> detect_container(const Sysroot& root) {
   auto cgroup = root.read("/proc/self/cgroup");
+  ContainerClues clues;
+  clues.proc_cgroup = cgroup.value_or("");
+  clues.dockerenv = root.exists("/.dockerenv");
+  if (root.exists("/run/.containerenv")) clues.containerenv = root.read("/run/.containerenv").value_or("");
   // A machine's environment is not in its files: only the live process has one to read.
-  const bool k8s_env = root.live() && std::getenv("KUBERNETES_SERVICE_HOST") != nullptr;
-  auto g = guess_container(cgroup.value_or(""), root.exists("/.dockerenv"),
-                           root.exists("/run/.containerenv") ? root.read("/run/.containerenv").value_or("")
-                                                             : std::optional<std::string>{},
-                           k8s_env);
+  clues.k8s_env = root.live() && std::getenv("KUBERNETES_SERVICE_HOST") != nullptr;
+  clues.host_pid_namespace = root.read_line("/proc/2/comm") == std::optional<std::string>("kthreadd");
+  auto g = guess_container(clues);
   if (!cgroup && !g.detected) return std::nullopt;
   return g;
 }

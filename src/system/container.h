@@ -16,15 +16,25 @@ struct ContainerGuess {
   std::vector<std::string> evidence;  // what said so: "cgroup /docker/ab12", "/.dockerenv", ...
 };
 
-// Pure. `proc_cgroup`: /proc/self/cgroup; `containerenv`: /run/.containerenv's content when the
-// file exists (podman writes it; engine="podman-..." names the runtime); `k8s_env`: whether
-// KUBERNETES_SERVICE_HOST is set. Inside a cgroup namespace /proc/self/cgroup says "0::/" and
-// only the files and the environment can tell.
-ContainerGuess guess_container(const std::string& proc_cgroup, bool dockerenv,
-                               const std::optional<std::string>& containerenv, bool k8s_env);
+// What the guess is made from.
+struct ContainerClues {
+  std::string proc_cgroup{};                // /proc/self/cgroup
+  bool dockerenv = false;                   // /.dockerenv exists (Docker creates it)
+  std::optional<std::string> containerenv{};  // /run/.containerenv's content when it exists (podman;
+                                            // engine="podman-..." names the runtime)
+  bool k8s_env = false;                     // KUBERNETES_SERVICE_HOST is set
+  // PID 2 is kthreadd: the host's own PID namespace, which no container shares unless told to
+  // (--pid=host). There the two files are leftovers of an image the root file system was made
+  // from (this project's VMs have a /.dockerenv), not evidence.
+  bool host_pid_namespace = false;
+};
 
-// This process under `root`: /proc/self/cgroup, /.dockerenv, /run/.containerenv, and on the live
-// machine only, the environment. nullopt when /proc/self/cgroup is unreadable and no file says
+// Pure. Inside a cgroup namespace /proc/self/cgroup says "0::/" and only the files and the
+// environment can tell.
+ContainerGuess guess_container(const ContainerClues& clues);
+
+// This process under `root`: /proc/self/cgroup, /.dockerenv, /run/.containerenv, /proc/2/comm, and
+// on the live machine only, the environment. nullopt when /proc/self/cgroup is unreadable and no file says
 // "container" (a tree captured without /proc/self: unknown, not "no").
 std::optional<ContainerGuess> detect_container(const Sysroot& root);
 

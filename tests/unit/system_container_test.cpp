@@ -11,7 +11,7 @@ namespace {
 
 const std::string kTrees = std::string(NW_SOURCE_DIR) + "/tests/data/cgroup/";
 
-ContainerGuess from_cgroup(const std::string& text) { return guess_container(text, false, std::nullopt, false); }
+ContainerGuess from_cgroup(const std::string& text) { return guess_container({.proc_cgroup = text}); }
 
 TEST(Container, EachRuntimesCgroupPathNamesIt) {
   struct Case {
@@ -46,19 +46,30 @@ TEST(Container, DaemonsAndTheHostAreNotContainers) {
 
 TEST(Container, FilesAndEnvironmentSpeakInsideACgroupNamespace) {
   // In a cgroup namespace /proc/self/cgroup says "0::/": only the files and the environment tell.
-  auto docker = guess_container("0::/\n", true, std::nullopt, false);
+  auto docker = guess_container({.proc_cgroup = "0::/\n", .dockerenv = true});
   EXPECT_TRUE(docker.detected);
   EXPECT_EQ(docker.runtime, "docker");
   EXPECT_EQ(docker.evidence, std::vector<std::string>{"/.dockerenv"});
-  auto podman = guess_container("0::/\n", false, "engine=\"podman-4.3.1\"\nname=\"bench\"\n", false);
+  auto podman = guess_container({.proc_cgroup = "0::/\n", .containerenv = "engine=\"podman-4.3.1\"\nname=\"bench\"\n"});
   EXPECT_EQ(podman.runtime, "podman");
   EXPECT_EQ(podman.evidence, std::vector<std::string>{"/run/.containerenv (engine podman-4.3.1)"});
-  auto empty_env = guess_container("0::/\n", false, "", false);  // written empty by other engines
+  auto empty_env = guess_container({.proc_cgroup = "0::/\n", .containerenv = ""});  // written empty by others
   EXPECT_TRUE(empty_env.detected);
   EXPECT_EQ(empty_env.runtime, "");
-  auto k8s = guess_container("0::/\n", false, std::nullopt, true);
+  auto k8s = guess_container({.proc_cgroup = "0::/\n", .k8s_env = true});
   EXPECT_EQ(k8s.runtime, "kubernetes");
   EXPECT_EQ(k8s.evidence, std::vector<std::string>{"KUBERNETES_SERVICE_HOST"});
+}
+
+TEST(Container, ImageLeftoversInTheHostsPidNamespaceAreNoEvidence) {
+  // This project's VMs: a root file system made from a Docker image (/.dockerenv), PID 2 kthreadd.
+  auto vm = guess_container({.proc_cgroup = "0::/\n", .dockerenv = true, .containerenv = "", .host_pid_namespace = true});
+  EXPECT_FALSE(vm.detected);
+  EXPECT_TRUE(vm.evidence.empty());
+  // The cgroup path still tells (a container run with --pid=host).
+  auto shared = guess_container({.proc_cgroup = "0::/system.slice/docker-ab12.scope\n", .dockerenv = true,
+                                 .host_pid_namespace = true});
+  EXPECT_EQ(shared.evidence, std::vector<std::string>{"cgroup /system.slice/docker-ab12.scope"});
 }
 
 TEST(Container, DetectedOnTheTreesAndUnknownWithoutProcSelf) {
