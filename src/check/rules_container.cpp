@@ -27,6 +27,9 @@ bool holds_every_online_cpu(const std::vector<int>& cpuset, const std::vector<in
 
 std::string runtime_text(const sys::ContainerGuess& g) { return g.runtime.empty() ? "" : g.runtime + " "; }
 
+// "CPU 0", "CPUs 2-3".
+std::string named(const std::vector<int>& cpus) { return (cpus.size() == 1 ? "CPU " : "CPUs ") + cpus_text(cpus); }
+
 }  // namespace
 
 Finding check_cpu_quota(const CheckContext& ctx) {
@@ -82,8 +85,8 @@ Finding check_cpu_quota_cpuset(const CheckContext& ctx) {
   auto limited = sys::quota_group(ctx.root, *own);
   if (!limited)
     return make_finding("cpu-quota-cpuset", Status::ok, ctx.targets,
-                        fmt::format("no CPU quota on cgroup {} or above it; cpuset {} gives CPUs {}", own->path,
-                                    cpuset->group.path, cpus));
+                        fmt::format("no CPU quota on cgroup {} or above it; cpuset {} gives {}", own->path,
+                                    cpuset->group.path, named(cpuset->cpus)));
   if (holds_every_online_cpu(cpuset->cpus, ctx.available.online))
     return make_finding("cpu-quota-cpuset", Status::ok, ctx.targets,
                         fmt::format("cpuset {} holds every online CPU ({}): no CPUs of its own to be throttled on "
@@ -94,10 +97,10 @@ Finding check_cpu_quota_cpuset(const CheckContext& ctx) {
   kc.cgroup_version = limited->group.version;
   auto f = make_finding(
       "cpu-quota-cpuset", Status::warn, ctx.targets,
-      fmt::format("cgroup {} has a CPU quota of {:.2f} CPUs although cpuset {} gives it CPUs {} of its own: its threads "
+      fmt::format("cgroup {} has a CPU quota of {:.2f} CPUs although cpuset {} gives it {} of its own: its threads "
                   "spend the quota on several CPUs at once and wait, throttled, on CPUs no one else uses "
                   "(kubernetes#70585)",
-                  limited->group.path, limited->quota.cpus(), cpuset->group.path, cpus),
+                  limited->group.path, limited->quota.cpus(), cpuset->group.path, named(cpuset->cpus)),
       knobs::fix_for_finding("cpu-quota-cpuset", kc));
   f.detail = {{"cgroup", limited->group.path},  {"quota_cpus", limited->quota.cpus()},
               {"cpuset", cpuset->group.path},   {"cpuset_cpus", cpuset->cpus}};
@@ -114,8 +117,8 @@ Finding check_container_unpinned(const CheckContext& ctx) {
                         "no /proc/self/cgroup: whether this is a container is unknown");
   if (!guess->detected)
     return make_finding("container-unpinned", Status::ok, ctx.targets,
-                        "not a container (no container runtime's cgroup, /.dockerenv, /run/.containerenv or "
-                        "KUBERNETES_SERVICE_HOST)");
+                        "not a container (no container runtime's cgroup path or KUBERNETES_SERVICE_HOST, and no "
+                        "/.dockerenv or /run/.containerenv outside the host's PID namespace)");
   const std::string which = fmt::format("{}container ({})", runtime_text(*guess), fmt::join(guess->evidence, ", "));
   auto cpuset = sys::read_cpuset(ctx.root);
   if (!cpuset)
@@ -124,7 +127,7 @@ Finding check_container_unpinned(const CheckContext& ctx) {
   const std::string cpus = cpus_text(cpuset->cpus);
   if (!holds_every_online_cpu(cpuset->cpus, ctx.available.online))
     return make_finding("container-unpinned", Status::ok, ctx.targets,
-                        fmt::format("a {} pinned to CPUs {} (cpuset {}) of the online {}", which, cpus,
+                        fmt::format("a {} pinned to {} (cpuset {}) of the online {}", which, named(cpuset->cpus),
                                     cpuset->group.path, cpus_text(ctx.available.online)));
   auto f = make_finding(
       "container-unpinned", Status::warn, ctx.targets,

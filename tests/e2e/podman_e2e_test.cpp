@@ -76,8 +76,8 @@ TEST(PodmanE2E, CheckInsideAPinnedContainerWithAQuotaAndAMemoryLimit) {
   EXPECT_NE(pinned["summary"].get<std::string>().find("a podman container (cgroup /libpod_parent/libpod-"),
             std::string::npos)
       << pinned.dump();
-  EXPECT_NE(pinned["summary"].get<std::string>().find("/run/.containerenv (engine podman-"), std::string::npos)
-      << pinned.dump();
+  // podman writes /run/.containerenv empty unless --privileged: the file, without its engine.
+  EXPECT_NE(pinned["summary"].get<std::string>().find("/run/.containerenv"), std::string::npos) << pinned.dump();
   EXPECT_EQ(f["cpu-quota-cpuset"]["status"], "warn") << f["cpu-quota-cpuset"].dump();
   EXPECT_EQ(f["cpu-quota-cpuset"]["detail"]["cpuset_cpus"], nlohmann::json({0}));
   EXPECT_EQ(f["cpu-quota"]["status"], "fail") << "0.5 CPU below the 1 CPU measured: " << f["cpu-quota"].dump();
