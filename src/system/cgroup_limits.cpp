@@ -42,8 +42,7 @@ std::optional<int64_t> read_cpu_weight(const Sysroot& root, const CpuCgroup& cg)
 
 std::optional<int64_t> parse_memory_limit(const std::string& text) {
   try {
-    size_t used = 0;
-    long long v = std::stoll(text, &used);
+    long long v = std::stoll(text);
     if (v < 0 || v >= kUnlimitedV1) return std::nullopt;
     return int64_t(v);
   } catch (const std::exception&) {
