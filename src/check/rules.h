@@ -31,6 +31,9 @@ Finding check_power_supply(const CheckContext& ctx);
 Finding check_thermal_throttling(const CheckContext& ctx);
 Finding check_numa_balancing(const CheckContext& ctx);
 Finding check_cpu_quota(const CheckContext& ctx);
+Finding check_cpu_quota_cpuset(const CheckContext& ctx);
+Finding check_memory_limit(const CheckContext& ctx);
+Finding check_container_unpinned(const CheckContext& ctx);
 
 // Only after the live measurement: fails when even the quietest measured CPU lost at least
 // kNoiseFailPpm of its time (results taken on this machine now are not comparable).

@@ -36,6 +36,21 @@ std::optional<double> mean_mhz(const RunRecord& rec) {
   return sum / n;
 }
 
+// What a container gives the benchmark (a container is a machine of its own): runtime, cpuset,
+// memory limit; usage is not a setting and is left out. Compared only when both records have it
+// (records before host.container have none).
+void diff_containers(std::vector<HostDifference>& out, const HostInfo& base, const HostInfo& next) {
+  if (!base.container || !next.container) return;
+  auto runtime = [](const ContainerInfo& c) { return c.detected ? (c.runtime.empty() ? "yes" : c.runtime) : "no"; };
+  auto limit = [](const ContainerInfo& c) {
+    return c.memory_limit_bytes ? fmt::format("{}", *c.memory_limit_bytes) : std::string("none");
+  };
+  add_if_different(out, "container", runtime(*base.container), runtime(*next.container));
+  add_if_different(out, "cpuset", fmt::format("{}", fmt::join(base.container->cpuset_cpus, ",")),
+                   fmt::format("{}", fmt::join(next.container->cpuset_cpus, ",")));
+  add_if_different(out, "memory_limit_bytes", limit(*base.container), limit(*next.container));
+}
+
 // Frequency is only worth a line when it moved more than this fraction (turbo, governor, thermal).
 constexpr double kFrequencyTolerance = 0.02;
 
@@ -70,6 +85,7 @@ std::vector<HostDifference> diff_hosts(const RunRecord& base, const RunRecord& n
   add_if_different(out, "cpus", fmt::format("{}", fmt::join(base.cpus, ",")),
                    fmt::format("{}", fmt::join(next.cpus, ",")));
   add_if_different(out, "pinned", base.pinned ? "yes" : "no", next.pinned ? "yes" : "no");
+  diff_containers(out, base.host, next.host);
   auto base_mhz = mean_mhz(base), new_mhz = mean_mhz(next);
   if (base_mhz && new_mhz && std::fabs(*new_mhz - *base_mhz) > kFrequencyTolerance * *base_mhz)
     out.push_back({"mean_mhz", fmt::format("{:.0f}", *base_mhz), fmt::format("{:.0f}", *new_mhz)});

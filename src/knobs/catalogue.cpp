@@ -168,6 +168,26 @@ std::vector<Knob> build() {
                .sources = {"throttle:*"}, .findings = {"cpu-quota"},
                .tradeoff = "The container can use more CPU than its quota; give it dedicated CPUs (a cpuset) instead.",
                .commands = cmd_cpu_quota});
+  // The container's own settings (family_container.cpp): by hand, in its spec (`tune` never writes
+  // to a cgroup it did not create).
+  k.push_back({.id = "cpu-quota-cpuset", .title = "Drop the CPU quota of a container that has CPUs of its own, in its spec",
+               .scope = Scope::manual,
+               .removes = "throttling of a pinned container: its quota stops it in bursts on CPUs no one else uses",
+               .findings = {"cpu-quota-cpuset"},
+               .tradeoff = "Nothing caps the container below its CPUs any more; it may use all of them.",
+               .commands = cmd_cpu_quota_cpuset});
+  k.push_back({.id = "memory-limit", .title = "Give the benchmark's container more memory than it uses, in its spec",
+               .scope = Scope::manual,
+               .removes = "reclaim stalls (and the OOM killer) at the container's memory limit",
+               .findings = {"memory-limit"},
+               .tradeoff = "The container may take memory other containers on the host counted on.",
+               .commands = cmd_memory_limit});
+  k.push_back({.id = "container-cpuset", .title = "Pin the benchmark's container to CPUs of its own (a cpuset), in its spec",
+               .scope = Scope::manual,
+               .removes = "other containers' and the host's tasks on the benchmark's CPUs, and migrations across all of them",
+               .findings = {"container-unpinned"},
+               .tradeoff = "The container can use only those CPUs; the rest of the host loses them.",
+               .commands = cmd_container_cpuset});
   return k;
 }
 

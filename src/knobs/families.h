@@ -51,4 +51,13 @@ Commands cmd_clean_env(const Context& c);
 Commands cmd_stop_process(const Context& c);
 Commands cmd_cpu_quota(const Context& c);
 
+// family_container.cpp: what to change in a container's spec (manual: `tune` never writes to a
+// cgroup it did not create). spec_note() is the line that says so; remove_quota_by_hand() the
+// write that removes a quota from a group made by hand.
+std::string spec_note();
+std::string remove_quota_by_hand(const Context& c);
+Commands cmd_cpu_quota_cpuset(const Context& c);
+Commands cmd_memory_limit(const Context& c);
+Commands cmd_container_cpuset(const Context& c);
+
 }  // namespace nw::knobs::family

@@ -37,22 +37,16 @@ Commands cmd_stop_process(const Context& c) {
 }
 
 // A CPU quota is the container's (or the service's) setting: noisewatch says what to change in
-// its spec and never writes to a group it did not create.
+// its spec (family_container.cpp).
 Commands cmd_cpu_quota(const Context& c) {
-  std::string group = c.cgroup.empty() ? "<group>" : c.cgroup;
-  Commands out = {
-      "# Docker: give the container whole CPUs and no quota: --cpuset-cpus=" + render::targets(c) + " instead of --cpus",
-      "# Kubernetes: Guaranteed QoS (integer CPU requests = limits) with the kubelet's --cpu-manager-policy=static: "
-      "the pod keeps its CPUs and loses the quota",
-      "# systemd: systemctl set-property <unit> CPUQuota=   (empty: no quota)"};
-  if (c.cgroup_version == 2)
-    out.push_back(render::priv(c, fmt::format("sh -c 'echo max > /sys/fs/cgroup{}/cpu.max'   # remove it by hand", group)));
-  else
-    out.push_back(render::priv(c, fmt::format("sh -c 'echo -1 > /sys/fs/cgroup/cpu{}/cpu.cfs_quota_us'   # remove it by hand",
-                                              group)));
-  out.push_back("# or keep a quota of at least the benchmark's busy CPUs x the period; a shorter period "
-                "throttles in shorter, more frequent stretches");
-  return out;
+  return {spec_note(),
+          "# Docker: give the container whole CPUs and no quota: --cpuset-cpus=" + render::targets(c) + " instead of --cpus",
+          "# Kubernetes: Guaranteed QoS (integer CPU requests = limits) with the kubelet's --cpu-manager-policy=static: "
+          "the pod keeps its CPUs and loses the quota",
+          "# systemd: systemctl set-property <unit> CPUQuota=   (empty: no quota)",
+          remove_quota_by_hand(c),
+          "# or keep a quota of at least the benchmark's busy CPUs x the period; a shorter period "
+          "throttles in shorter, more frequent stretches"};
 }
 
 }  // namespace nw::knobs::family

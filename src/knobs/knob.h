@@ -30,8 +30,9 @@ struct Context {
   std::string process;              // stop-process: the command name (comm)
   std::vector<int> pids;            // stop-process: some of its pids
   std::vector<int> siblings;        // smt-off: the siblings to take offline (empty: found by hand)
-  std::string cgroup;               // cpu-quota: the group whose quota throttled ("" when unknown)
-  int cgroup_version = 0;           // cpu-quota: 1 or 2 (0: unknown)
+  std::string cgroup;               // cpu-quota, cpu-quota-cpuset: the group whose quota throttles;
+                                    // memory-limit: the group whose limit is nearest ("" when unknown)
+  int cgroup_version = 0;           // those knobs: 1 or 2 (0: unknown)
 };
 
 // The benchmark CPUs split from the housekeeping CPUs. At least one online CPU always stays for

@@ -212,7 +212,19 @@ json to_json(const RunRecord& rec) {
     if (cg->quota_path) c["quota_path"] = *cg->quota_path;
     if (cg->quota_us) c["quota_us"] = *cg->quota_us;
     if (cg->period_us) c["period_us"] = *cg->period_us;
+    if (cg->weight) c["weight"] = *cg->weight;
     j["host"]["cgroup"] = std::move(c);
+  }
+  if (const auto& ct = rec.host.container) {
+    json c = {{"detected", ct->detected}, {"evidence", ct->evidence}};
+    if (!ct->runtime.empty()) c["runtime"] = ct->runtime;
+    if (ct->cpuset_path) c["cpuset"] = {{"path", *ct->cpuset_path}, {"cpus", ct->cpuset_cpus}};
+    if (ct->memory_path) {
+      c["memory"] = {{"path", *ct->memory_path}};
+      if (ct->memory_limit_bytes) c["memory"]["limit_bytes"] = *ct->memory_limit_bytes;
+      if (ct->memory_usage_bytes) c["memory"]["usage_bytes"] = *ct->memory_usage_bytes;
+    }
+    j["host"]["container"] = std::move(c);
   }
   json runs = json::array();
   for (const auto& r : rec.runs) runs.push_back(run_to_json(r));
@@ -427,7 +439,28 @@ RunRecord run_record_from_json(const json& j) {
       if (c.contains("quota_path") && c["quota_path"].is_string()) cg.quota_path = c["quota_path"].get<std::string>();
       if (c.contains("quota_us") && c["quota_us"].is_number_integer()) cg.quota_us = c["quota_us"].get<int64_t>();
       if (c.contains("period_us") && c["period_us"].is_number_integer()) cg.period_us = c["period_us"].get<int64_t>();
+      if (c.contains("weight") && c["weight"].is_number_integer()) cg.weight = c["weight"].get<int64_t>();
       rec.host.cgroup = cg;
+    }
+    if (h.contains("container") && h["container"].is_object()) {
+      const auto& c = h["container"];
+      ContainerInfo ct;
+      get_opt(c, "detected", ct.detected, "host.container");
+      get_opt(c, "runtime", ct.runtime, "host.container");
+      get_opt(c, "evidence", ct.evidence, "host.container");
+      if (c.contains("cpuset") && c["cpuset"].is_object()) {
+        ct.cpuset_path.emplace();
+        get_opt(c["cpuset"], "path", *ct.cpuset_path, "host.container.cpuset");
+        get_opt(c["cpuset"], "cpus", ct.cpuset_cpus, "host.container.cpuset");
+      }
+      if (c.contains("memory") && c["memory"].is_object()) {
+        const auto& m = c["memory"];
+        ct.memory_path.emplace();
+        get_opt(m, "path", *ct.memory_path, "host.container.memory");
+        for (auto [key, field] : {std::pair{"limit_bytes", &ct.memory_limit_bytes}, std::pair{"usage_bytes", &ct.memory_usage_bytes}})
+          if (m.contains(key) && !m[key].is_null()) get_opt(m, key, field->emplace(), "host.container.memory");
+      }
+      rec.host.container = ct;
     }
   }
   if (!j.contains("runs") || !j["runs"].is_array()) throw std::runtime_error("report has no \"runs\" array");

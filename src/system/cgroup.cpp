@@ -31,9 +31,9 @@ struct Mount {
   std::string root, point;
 };
 
-// The cpu controller's mount: v1's hierarchy that has `cpu` among its super options, else the
-// cgroup2 mount when its root lists the cpu controller.
-std::optional<Mount> find_mount(const Sysroot& root, int version) {
+// The controller's mount: v1's hierarchy that has it among its super options, else the cgroup2
+// mount when its root lists the controller.
+std::optional<Mount> find_mount(const Sysroot& root, const std::string& controller, int version) {
   auto text = root.read("/proc/self/mountinfo");
   if (!text) return std::nullopt;
   std::istringstream in(*text);
@@ -44,17 +44,18 @@ std::optional<Mount> find_mount(const Sysroot& root, int version) {
     std::istringstream head(line.substr(0, dash)), tail(line.substr(dash + 3));
     std::string id, parent, dev, mroot, point, fstype, source, super;
     if (!(head >> id >> parent >> dev >> mroot >> point) || !(tail >> fstype >> source >> super)) continue;
-    if (version == 1 && fstype == "cgroup" && has_word(super, "cpu", ',')) return Mount{mroot, point};
+    if (version == 1 && fstype == "cgroup" && has_word(super, controller, ',')) return Mount{mroot, point};
     if (version == 2 && fstype == "cgroup2") {
       auto controllers = root.read_line(point + "/cgroup.controllers");
-      if (controllers && has_word(*controllers, "cpu", ' ')) return Mount{mroot, point};
+      if (controllers && has_word(*controllers, controller, ' ')) return Mount{mroot, point};
     }
   }
   return std::nullopt;
 }
 
-// The process's path in the v1 hierarchy holding `cpu`, or in the v2 hierarchy.
-std::optional<std::string> proc_path(const Sysroot& root, const std::string& pid, int version) {
+// The process's path in the v1 hierarchy holding `controller`, or in the v2 hierarchy.
+std::optional<std::string> proc_path(const Sysroot& root, const std::string& controller, const std::string& pid,
+                                     int version) {
   auto text = root.read("/proc/" + pid + "/cgroup");
   if (!text) return std::nullopt;
   std::istringstream in(*text);
@@ -63,7 +64,7 @@ std::optional<std::string> proc_path(const Sysroot& root, const std::string& pid
     auto c1 = line.find(':'), c2 = line.find(':', c1 + 1);
     if (c1 == std::string::npos || c2 == std::string::npos) continue;
     std::string controllers = line.substr(c1 + 1, c2 - c1 - 1), path = line.substr(c2 + 1);
-    if (version == 1 && has_word(controllers, "cpu", ',')) return path;
+    if (version == 1 && has_word(controllers, controller, ',')) return path;
     if (version == 2 && line.substr(0, c1) == "0" && controllers.empty()) return path;
   }
   return std::nullopt;
@@ -88,10 +89,15 @@ std::string stat_file(const CpuCgroup& cg) { return cg.dir + "/cpu.stat"; }
 }  // namespace
 
 std::optional<CpuCgroup> cpu_cgroup_of(const Sysroot& root, const std::string& pid) {
+  return controller_cgroup_of(root, "cpu", pid);
+}
+
+std::optional<CpuCgroup> controller_cgroup_of(const Sysroot& root, const std::string& controller,
+                                              const std::string& pid) {
   for (int version : {1, 2}) {
-    auto mount = find_mount(root, version);
+    auto mount = find_mount(root, controller, version);
     if (!mount) continue;
-    auto path = proc_path(root, pid, version);
+    auto path = proc_path(root, controller, pid, version);
     if (!path) continue;
     CpuCgroup cg;
     cg.version = version;

@@ -13,7 +13,7 @@
 
 namespace nw::sys {
 
-// A cgroup of the CPU controller's hierarchy.
+// A cgroup of one controller's hierarchy (named for its first use, the CPU controller).
 struct CpuCgroup {
   int version = 0;        // 1 or 2
   std::string path;       // in the hierarchy, as /proc/PID/cgroup says it ("/", "/docker/ab12")
@@ -38,6 +38,10 @@ struct ThrottleStat {
 // The cpu-controller cgroup of process `pid` ("self" for this one), or nullopt when the
 // controller is not mounted or the process's line is missing.
 std::optional<CpuCgroup> cpu_cgroup_of(const Sysroot& root, const std::string& pid = "self");
+// The same for any controller ("cpuset", "memory"): v1's hierarchy holding it, else the v2
+// hierarchy when its root lists it in cgroup.controllers.
+std::optional<CpuCgroup> controller_cgroup_of(const Sysroot& root, const std::string& controller,
+                                              const std::string& pid = "self");
 
 // The group's quota (v1 cpu.cfs_quota_us + cpu.cfs_period_us; v2 cpu.max), nullopt when the
 // files are absent (the root group, or a controller without CFS bandwidth).

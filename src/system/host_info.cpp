@@ -8,6 +8,8 @@
 
 #include "common/files.h"
 #include "system/cgroup.h"
+#include "system/cgroup_limits.h"
+#include "system/container.h"
 #include "system/cpulist.h"
 
 namespace nw::sys {
@@ -55,9 +57,34 @@ HostInfo read_host_info(const std::string& root) {
       info.quota_us = q->quota.quota_us;
       info.period_us = q->quota.period_us;
     }
+    info.weight = read_cpu_weight(sysroot, *cg);
     h.cgroup = info;
   }
+  h.container = read_container_info(sysroot);
   return h;
+}
+
+std::optional<ContainerInfo> read_container_info(const Sysroot& root) {
+  auto guess = detect_container(root);
+  auto cpuset = read_cpuset(root);
+  auto memory = read_memory_limit(root);
+  if (!guess && !cpuset && !memory) return std::nullopt;
+  ContainerInfo c;
+  if (guess) {
+    c.detected = guess->detected;
+    c.runtime = guess->runtime;
+    c.evidence = guess->evidence;
+  }
+  if (cpuset) {
+    c.cpuset_path = cpuset->group.path;
+    c.cpuset_cpus = cpuset->cpus;
+  }
+  if (memory) {
+    c.memory_path = memory->group.path;
+    c.memory_limit_bytes = memory->limit_bytes;
+    c.memory_usage_bytes = memory->usage_bytes;
+  }
+  return c;
 }
 
 }  // namespace nw::sys

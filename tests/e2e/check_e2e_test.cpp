@@ -66,7 +66,7 @@ TEST(CheckE2E, LiveCheckOnThisVm) {
   EXPECT_EQ(j["schema"], "noisewatch.check/1");
   EXPECT_EQ(j["exit_status"], r.status);
   auto s = statuses(j);
-  EXPECT_EQ(s.size(), 21u) << "20 configuration findings and measured-noise";
+  EXPECT_EQ(s.size(), 24u) << "23 configuration findings and measured-noise";
   // A Firecracker guest: hypervisor flag, no cpufreq, no power supply, no thermal counters.
   EXPECT_EQ(s["virtualization"], "warn");
   EXPECT_EQ(s["cpu-governor"], "unknown");

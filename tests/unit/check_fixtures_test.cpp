@@ -12,7 +12,8 @@ TEST(CheckFixtures, LaptopHybridUntunedCpu2) {
                       {"aslr", "warn"},              {"transparent-hugepages", "ok"}, {"nmi-watchdog", "warn"},
                       {"hybrid-cpu", "warn"},        {"cpu-idle-states", "warn"}, {"virtualization", "ok"},
                       {"load", "ok"},                {"power-supply", "fail"},    {"thermal-throttling", "ok"},
-                      {"numa-balancing", "ok"}, {"cpu-quota", "unknown"}});
+                      {"numa-balancing", "ok"}, {"cpu-quota", "unknown"},
+                      {"cpu-quota-cpuset", "unknown"}, {"memory-limit", "unknown"}, {"container-unpinned", "unknown"}});
   EXPECT_EQ(r.exit_status(), 2) << "on battery: timings are not comparable";
   EXPECT_TRUE(r.cpus.empty()) << "no live measurement on a sysroot";
   EXPECT_FALSE(r.recommended_cpu.has_value());
@@ -47,13 +48,14 @@ TEST(CheckFixtures, ServerTunedCpu4) {
   auto r = check_sysroot(fixture_sysroot("server-tuned"), std::vector<int>{4});
   for (const auto& f : r.findings) {
     // No power supply entries; no cgroup files (the tree was captured without /proc/self).
-    if (f.id == "power-supply" || f.id == "cpu-quota") {
+    if (f.id == "power-supply" || f.id == "cpu-quota" || f.id == "cpu-quota-cpuset" || f.id == "memory-limit" ||
+        f.id == "container-unpinned") {
       EXPECT_TRUE(f.status == Status::ok || f.status == Status::info || f.status == Status::unknown) << f.summary;
       continue;
     }
     EXPECT_EQ(f.status, Status::ok) << f.id << ": " << f.summary;
   }
-  EXPECT_EQ(r.findings.size(), 20u);
+  EXPECT_EQ(r.findings.size(), 23u);
   EXPECT_EQ(r.exit_status(), 0);
 }
 
@@ -81,7 +83,8 @@ TEST(CheckFixtures, FindingsFollowTheContractOrder) {
                                            "nohz-full", "rcu-nocbs", "irq-affinity", "irqbalance", "aslr",
                                            "transparent-hugepages", "nmi-watchdog", "hybrid-cpu", "cpu-idle-states",
                                            "virtualization", "load", "power-supply", "thermal-throttling",
-                                           "numa-balancing", "cpu-quota"}));
+                                           "numa-balancing", "cpu-quota", "cpu-quota-cpuset", "memory-limit",
+                                           "container-unpinned"}));
 }
 
 // Captured from the development VM with `noisewatch snapshot` (Firecracker, 2 vCPUs, no cpufreq).
@@ -94,7 +97,8 @@ TEST(CheckOwnTrees, FirecrackerVm) {
                       {"aslr", "warn"},            {"transparent-hugepages", "ok"}, {"nmi-watchdog", "ok"},
                       {"hybrid-cpu", "ok"},        {"cpu-idle-states", "ok"},   {"virtualization", "warn"},
                       {"load", "warn"},            {"power-supply", "info"},    {"thermal-throttling", "unknown"},
-                      {"numa-balancing", "ok"}, {"cpu-quota", "unknown"}});
+                      {"numa-balancing", "ok"}, {"cpu-quota", "unknown"},
+                      {"cpu-quota-cpuset", "unknown"}, {"memory-limit", "unknown"}, {"container-unpinned", "unknown"}});
   EXPECT_NE(r.find("virtualization")->summary.find("steal time"), std::string::npos);
   EXPECT_NE(r.find("load")->summary.find("busiest: "), std::string::npos);
   EXPECT_EQ(r.exit_status(), 1);
@@ -111,7 +115,8 @@ TEST(CheckOwnTrees, EpycNumaAmdPstate) {
                       {"aslr", "ok"},               {"transparent-hugepages", "warn"}, {"nmi-watchdog", "ok"},
                       {"hybrid-cpu", "ok"},         {"cpu-idle-states", "warn"}, {"virtualization", "ok"},
                       {"load", "warn"},             {"power-supply", "ok"},      {"thermal-throttling", "warn"},
-                      {"numa-balancing", "warn"}, {"cpu-quota", "unknown"}});
+                      {"numa-balancing", "warn"}, {"cpu-quota", "unknown"},
+                      {"cpu-quota-cpuset", "unknown"}, {"memory-limit", "unknown"}, {"container-unpinned", "unknown"}});
   EXPECT_EQ(r.find("frequency-range")->cpus, std::vector<int>{3}) << "CPU 2 has min = max";
   EXPECT_EQ(r.find("thermal-throttling")->cpus, std::vector<int>{3});
   EXPECT_NE(r.find("cpu-governor")->summary.find("EPP performance"), std::string::npos);

@@ -95,6 +95,29 @@ TEST(CompareVerdict, FrequencyShiftAndMissingProbesAreReported) {
   EXPECT_TRUE(diff_hosts(base, next).empty());
 }
 
+// Two containers are two machines: their runtime, cpuset and memory limit are named; usage is not.
+TEST(CompareVerdict, DifferentContainersAreReported) {
+  auto base = load_input(data("nw_base.json")).benchmarks[0].record.value();
+  auto next = base;
+  base.host.container = ContainerInfo{true, "docker", {"cgroup /docker/ab12"}, "/docker/ab12", {2, 3}, "/docker/ab12",
+                                      268435456, 1000};
+  next.host.container = base.host.container;
+  next.host.container->memory_usage_bytes = 2000;
+  EXPECT_TRUE(diff_hosts(base, next).empty()) << "usage is not a setting";
+  next.host.container->cpuset_cpus = {0, 1, 2, 3};
+  next.host.container->memory_limit_bytes.reset();
+  std::map<std::string, HostDifference> by_field;
+  for (const auto& h : diff_hosts(base, next)) by_field[h.field] = h;
+  ASSERT_TRUE(by_field.count("cpuset"));
+  EXPECT_EQ(by_field["cpuset"].base, "2,3");
+  EXPECT_EQ(by_field["cpuset"].next, "0,1,2,3");
+  ASSERT_TRUE(by_field.count("memory_limit_bytes"));
+  EXPECT_EQ(by_field["memory_limit_bytes"].next, "none");
+  EXPECT_FALSE(by_field.count("container"));
+  next.host.container.reset();  // a record from before host.container: nothing to compare
+  EXPECT_TRUE(diff_hosts(base, next).empty());
+}
+
 TEST(CompareVerdict, FewRunsAreFlagged) {
   auto c = compare_files("nw_few_base.json", "nw_few_new.json");
   EXPECT_TRUE(c.top().few_runs);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "knobs/catalogue.h"
+#include "system/sysroot.h"
 #include "reports/advice.h"
 
 namespace nw::knobs {
@@ -52,9 +53,35 @@ TEST(KnobsCatalogue, EveryCheckFindingWithAFixHasAKnob) {
   // thermal-throttling are facts of the machine, not settings.
   for (const char* f : {"cpu-governor", "frequency-range", "turbo-boost", "smt", "cpu-isolation", "nohz-full",
                         "rcu-nocbs", "irq-affinity", "irqbalance", "aslr", "transparent-hugepages", "nmi-watchdog",
-                        "cpu-idle-states", "numa-balancing", "load", "cpu-quota"})
+                        "cpu-idle-states", "numa-balancing", "load", "cpu-quota", "cpu-quota-cpuset",
+                        "memory-limit", "container-unpinned"})
     EXPECT_FALSE(for_finding(f).empty()) << f;
   EXPECT_EQ(ids(for_finding("irq-affinity")), (std::vector<std::string>{"irq-affinity", "irq-default-affinity", "irqaffinity"}));
+}
+
+// A container's cgroups belong to its runtime: `tune` never writes to one it did not create, so
+// every knob fixing a container finding is manual, with no planner, and says where to change it.
+TEST(KnobsCatalogue, ContainerKnobsAreManualAndNameTheContainersSpec) {
+  for (const char* f : {"cpu-quota", "cpu-quota-cpuset", "memory-limit", "container-unpinned"}) {
+    ASSERT_FALSE(for_finding(f).empty()) << f;
+    for (const Knob* k : for_finding(f)) {
+      EXPECT_EQ(k->scope, Scope::manual) << k->id;
+      EXPECT_EQ(k->plan, nullptr) << k->id;
+      auto lines = commands(*k, Context{});
+      ASSERT_FALSE(lines.empty()) << k->id;
+      EXPECT_EQ(lines[0], "# in the container's spec (noisewatch tune never writes to a cgroup it did not create):")
+          << k->id;
+    }
+  }
+  // And what tune does write, planned on this VM's tune tree, lies outside every cgroup.
+  sys::Sysroot root(std::string(NW_SOURCE_DIR) + "/tests/data/sysroots/tune-vm-firecracker-2cpu");
+  size_t writes = 0;
+  for (const Knob* k : runtime_knobs())
+    for (const auto& w : k->plan(root, Targets{{1}, {0, 1}, {0}}).writes) {
+      ++writes;
+      EXPECT_NE(w.path.rfind("/sys/fs/cgroup", 0), 0u) << k->id << " writes " << w.path;
+    }
+  EXPECT_GT(writes, 0u) << "the tree gives the planners something to write";
 }
 
 TEST(KnobsCatalogue, CoversEveryMachineKnobTheReportRecommends) {

@@ -58,6 +58,38 @@ TEST(RunRecord, JsonRoundTrip) {
   EXPECT_EQ(back.runs[3].probe_switches->before_tracking.involuntary, 1u);
 }
 
+// host.container and host.cgroup.weight (docs/contracts.md): written, read back, checked.
+TEST(RunRecord, ContainerFieldsRoundTrip) {
+  auto rec = sample_record();
+  rec.host.cgroup = CgroupInfo{1, "/docker/cd34", "/docker/cd34", 200000, 100000, 1024};
+  rec.host.container = ContainerInfo{true, "docker", {"cgroup /docker/cd34", "/.dockerenv"}, "/docker/cd34", {2, 3},
+                                     "/docker/cd34", 268435456, 255852544};
+  auto j = to_json(rec);
+  EXPECT_EQ(j["host"]["cgroup"]["weight"], 1024);
+  const auto& c = j["host"]["container"];
+  EXPECT_EQ(c["runtime"], "docker");
+  EXPECT_EQ(c["evidence"], nlohmann::json({"cgroup /docker/cd34", "/.dockerenv"}));
+  EXPECT_EQ(c["cpuset"], nlohmann::json({{"path", "/docker/cd34"}, {"cpus", {2, 3}}}));
+  EXPECT_EQ(c["memory"]["limit_bytes"], 268435456);
+  EXPECT_EQ(to_json(run_record_from_json(j)), j);
+  // No limit: the field is left out, not written as 0.
+  rec.host.container->memory_limit_bytes.reset();
+  rec.host.container->runtime.clear();
+  auto unlimited = to_json(rec);
+  EXPECT_FALSE(unlimited["host"]["container"]["memory"].contains("limit_bytes"));
+  EXPECT_FALSE(unlimited["host"]["container"].contains("runtime"));
+  EXPECT_EQ(to_json(run_record_from_json(unlimited)), unlimited);
+  // Records of versions before it have none, and a wrong type is an error naming the field.
+  EXPECT_FALSE(run_record_from_json(to_json(sample_record())).host.container);
+  j["host"]["container"]["cpuset"]["cpus"] = "2-3";
+  try {
+    run_record_from_json(j);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("host.container.cpuset.cpus"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RunRecord, ProbeSwitchesMustBeAnObject) {
   auto j = to_json(sample_record());
   j["runs"][1]["probe_switches"] = 7;
