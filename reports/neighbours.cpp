@@ -46,7 +46,8 @@ std::vector<NeighbourLead> neighbour_leads(const RunRecord& rec, const Attributi
   std::vector<Series*> tested;
   std::vector<double> p;
   for (auto& [key, s] : all) {
-    if (s.lead.runs_seen < kMinRunsSeen) continue;
+    auto [lo, hi] = std::minmax_element(s.share.begin(), s.share.end());
+    if (s.lead.runs_seen < kMinRunsSeen || *hi - *lo < kMinShareRange) continue;
     auto c = stats::pearson(s.share, a.residual);
     s.lead.correlation = c.r;
     s.lead.p_value = c.p_value;

@@ -19,6 +19,10 @@ inline constexpr size_t kMinRunsForLead = 6;
 // A neighbour busy in fewer measured runs than this is not tested (a one-off is an outlier's
 // business, patterns.h).
 inline constexpr size_t kMinRunsSeen = 3;
+// A neighbour whose share of a run ranges over less than this (of one CPU) across the runs is not
+// tested: one busy throughout has a share that follows the run time by construction (its window
+// is the run plus a fixed margin), and one that barely varies cannot move the run time.
+inline constexpr double kMinShareRange = 0.05;
 // Family-wise level over the neighbours tested (Holm).
 inline constexpr double kLeadAlpha = 0.05;
 
