@@ -124,13 +124,14 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     for (int c : plan.cpus) f0.push_back(probe.frequency(c));
 
     if (windows) windows->arm(io);
-    throttle.start();
+    // Outside the cgroup's throttle window: the snapshots are noisewatch's own CPU time.
     neighbours.before(child.pid());
+    throttle.start();
     ChildResult r = repetition.run(child);
-    std::vector<Neighbour> neighbours_ran = neighbours.after();
 
     auto events = probe.collect(true);
     const std::optional<uint64_t> throttled = throttle.elapsed();
+    std::vector<Neighbour> neighbours_ran = neighbours.after();
     probes::WindowReadout marks;
     if (windows) marks = windows->finish(io, rec.warnings, i);
     const SwitchCounts switches1 = probe.switches();
