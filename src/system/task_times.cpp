@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -44,14 +45,26 @@ std::vector<TaskTime> read_task_times() {
   std::vector<TaskTime> out;
   out.reserve(512);
   char dir[48], path[64], buf[128];
+  auto add = [&](pid_t pid, pid_t tid, const char* schedstat) {
+    if (!read_small(schedstat, buf, sizeof buf)) return;
+    uint64_t ns = 0;
+    if (std::from_chars(buf, buf + std::char_traits<char>::length(buf), ns).ec != std::errc()) return;
+    out.push_back({pid, tid, ns});
+  };
   for_each_id("/proc", [&](pid_t pid) {
     std::snprintf(dir, sizeof dir, "/proc/%d/task", pid);
+    // The task directory's link count is 2 + its threads: most processes (kernel threads
+    // included) have one, whose schedstat is the process's own; no directory to list.
+    struct stat st;
+    if (::stat(dir, &st) != 0) return;
+    if (st.st_nlink == 3) {
+      std::snprintf(path, sizeof path, "/proc/%d/schedstat", pid);
+      add(pid, pid, path);
+      return;
+    }
     for_each_id(dir, [&](pid_t tid) {
       std::snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", pid, tid);
-      if (!read_small(path, buf, sizeof buf)) return;
-      uint64_t ns = 0;
-      if (std::from_chars(buf, buf + std::char_traits<char>::length(buf), ns).ec != std::errc()) return;
-      out.push_back({pid, tid, ns});
+      add(pid, tid, path);
     });
   });
   return out;
