@@ -20,7 +20,14 @@ struct Neighbour {
   pid_t pid = -1;
   Neighbour() {
     pid = spawn({bin("nw_stream"), "256", "0"}, "/dev/null", "/dev/null");
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // its buffer is touched before it waits
+    // Ready once it sleeps: its buffer is touched (seconds on a loaded VM) and it waits for a signal.
+    for (int i = 0; i < 400 && state() != 'S'; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(state(), 'S') << "nw_stream did not get ready";
+  }
+  char state() const {
+    std::string stat = test::slurp("/proc/" + std::to_string(pid) + "/stat");
+    auto close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
   }
   ~Neighbour() {
     if (pid <= 0) return;  // never kill(-1): that is every process

@@ -35,13 +35,14 @@ int main(int argc, char** argv) {
   size_t n = bytes / sizeof(unsigned long);
   unsigned long* buf = malloc(n * sizeof *buf);
   if (!buf) return 4;
-  memset(buf, 1, n * sizeof *buf);  /* touch every page now, not while streaming */
+  /* The handlers first: a switch-on while the buffer is being touched must not kill it. */
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = switch_on;
   sigaction(SIGUSR1, &sa, NULL);
   sa.sa_handler = switch_off;
   sigaction(SIGUSR2, &sa, NULL);
+  memset(buf, 1, n * sizeof *buf);  /* touch every page now, not while streaming */
   /* Switching off takes effect within one chunk (1 MiB): the neighbour stops when told. */
   const size_t chunk = (1u << 20) / sizeof(unsigned long);
   size_t at = 0;
