@@ -7,6 +7,8 @@
 // its CPU time follows the slow runs: a neighbour left quiet is never named.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <iostream>
 
@@ -20,6 +22,14 @@ struct Neighbour {
   pid_t pid = -1;
   Neighbour() {
     pid = spawn({bin("nw_stream"), "256", "0"}, "/dev/null", "/dev/null");
+    // Other people's builds share this VM's CPUs, in other cgroups (where nice does not reach):
+    // at SCHED_OTHER they took up to 85 % of CPU 0 from the neighbour while it was switched on,
+    // and it then hardly competed. SCHED_FIFO makes it busy when on (for a few hundred ms at a
+    // time; the kernel's RT throttling leaves others 5 %); the benchmark runs FIFO too (--fifo),
+    // or the builds pushed off CPU 0 take CPU 1 from it.
+    sched_param sp{};
+    sp.sched_priority = 1;
+    EXPECT_EQ(sched_setscheduler(pid, SCHED_FIFO, &sp), 0);
     // Ready once it sleeps: its buffer is touched (seconds on a loaded VM) and it waits for a signal.
     for (int i = 0; i < 400 && state() != 'S'; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     EXPECT_EQ(state(), 'S') << "nw_stream did not get ready";
@@ -44,8 +54,8 @@ nlohmann::json run_beside(const Neighbour& n, bool alternate, int runs) {
     setenv("NW_NEIGHBOUR_PID", std::to_string(n.pid).c_str(), 1);
     setenv("NW_NEIGHBOUR_RUNS", counter.c_str(), 1);
   }
-  Proc p = run({noisewatch(), "--cpu", "1", "--runs", std::to_string(runs), "--warmup", "1", "-q", "--json", json,
-                "--", bin("nw_membench"), "64", "10"});
+  Proc p = run({noisewatch(), "--cpu", "1", "--fifo", "1", "--runs", std::to_string(runs), "--warmup", "1", "-q",
+                "--json", json, "--", bin("nw_membench"), "64", "10"});
   unsetenv("NW_NEIGHBOUR_PID");
   unsetenv("NW_NEIGHBOUR_RUNS");
   EXPECT_EQ(p.status, 0) << p.err;
@@ -70,7 +80,9 @@ const nlohmann::json* lead_of(const nlohmann::json& rec, pid_t pid) {
 
 TEST(NeighboursE2E, NeighbourBusyInAlternateRunsIsNamed) {
   Neighbour stream;
-  auto rec = run_beside(stream, true, 12);
+  // 30 runs: one run's probe artefact (a 33 ms preemption charged to the VM agent's thread in a
+  // run the benchmark hardly waited in) took r from about 0.9 to 0.56 over 12 runs.
+  auto rec = run_beside(stream, true, 30);
   // Ground truth first: the benchmark switched the neighbour on in the repetitions it counted
   // odd (the warm-up is 0), and the record must show it busy in exactly those.
   std::vector<double> busy, quiet, busy_wall, quiet_wall;
@@ -81,7 +93,7 @@ TEST(NeighboursE2E, NeighbourBusyInAlternateRunsIsNamed) {
     (on ? busy : quiet).push_back(double(cpu_of(run, stream.pid)));
     (on ? busy_wall : quiet_wall).push_back(run["wall_ns"].get<double>());
   }
-  ASSERT_EQ(busy.size(), 6u);
+  ASSERT_EQ(busy.size(), 15u);
   const double quiet_max = *std::max_element(quiet.begin(), quiet.end());
   const double busy_min = *std::min_element(busy.begin(), busy.end());
   EXPECT_GT(busy_min, 0) << "the neighbour is missing from a run it was busy in";
@@ -103,7 +115,7 @@ TEST(NeighboursE2E, NeighbourBusyInAlternateRunsIsNamed) {
   EXPECT_EQ((*lead)["cpu"], 0);
   EXPECT_GT((*lead)["correlation"].get<double>(), 0);
   EXPECT_LT((*lead)["p_adjusted"].get<double>(), 0.05);
-  EXPECT_GE((*lead)["runs_seen"].get<int>(), 6);
+  EXPECT_GE((*lead)["runs_seen"].get<int>(), 15);
   const auto& warnings = rec["warnings"];
   EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [&](const nlohmann::json& w) {
     return w.get<std::string>().find("Likely cause of the unexplained time: nw_stream (pid " +
