@@ -1,10 +1,16 @@
 // Neighbours end to end (issue #24 §4): the real binary, real eBPF, a real memory-bound benchmark
-// on CPU 1 and a real memory-streaming neighbour on CPU 0. The benchmark (nw_membench) switches
-// the neighbour (nw_stream) on for the length of its work in every other repetition, so the
-// neighbour is busy in exactly those runs whatever else this shared machine does. Checked: the
-// record lists the neighbour with its CPU time in the runs it was busy (and not, or barely, in
-// the others), and the report names it as the likely cause of the unexplained time only when
-// its CPU time follows the slow runs: a neighbour left quiet is never named.
+// on CPU 1 (nw_membench) and a real memory-streaming neighbour on CPU 0 (nw_stream). The benchmark
+// switches the neighbour on for the length of its work in every other repetition, so the
+// neighbour is busy in exactly those runs whatever else this shared machine does.
+//
+// What the memory interference itself does here (2026-12-02, other people's builds running):
+// busy runs were -2 to +10 % slower than quiet ones (64 MB, medians of each half), while this
+// VM's host alone gives a CV of 6-9 %; the report named the neighbour in 4 of 10 attempts of 20 or
+// 30 runs (r 0.56-0.66, Holm p 0.0003-0.046) and nobody in the others. Too weak to assert on. So the tests assert what the record and the report claim, on scenarios whose outcome is
+// known: the record shows the neighbour's CPU time in exactly the runs it was busy in; when the
+// slow runs are the ones it was busy in (the benchmark does half as much work again in those
+// runs: its own doing, which the report rightly cannot tell from interference, hence "likely"),
+// it is named; when they are not (it is never switched on), it is not.
 #include <gtest/gtest.h>
 
 #include <sched.h>
@@ -46,18 +52,17 @@ struct Neighbour {
   }
 };
 
-// Runs the benchmark under noisewatch with the neighbour's pid in its environment (`alternate`:
-// it switches the neighbour on in every other repetition) and returns the saved record.
-nlohmann::json run_beside(const Neighbour& n, bool alternate, int runs) {
+// Runs the benchmark under noisewatch and returns the saved record. `switch_on`: it switches the
+// neighbour on in every other repetition; `extra_passes`: it makes that many more passes in those
+// repetitions (slow runs of its own doing).
+nlohmann::json run_beside(const Neighbour& n, bool switch_on, int extra_passes, int runs) {
   const std::string json = temp_path("neighbours.json"), counter = temp_path("runs");
-  if (alternate) {
-    setenv("NW_NEIGHBOUR_PID", std::to_string(n.pid).c_str(), 1);
-    setenv("NW_NEIGHBOUR_RUNS", counter.c_str(), 1);
-  }
+  setenv("NW_NEIGHBOUR_RUNS", counter.c_str(), 1);
+  if (switch_on) setenv("NW_NEIGHBOUR_PID", std::to_string(n.pid).c_str(), 1);
+  setenv("NW_EXTRA_PASSES", std::to_string(extra_passes).c_str(), 1);
   Proc p = run({noisewatch(), "--cpu", "1", "--fifo", "1", "--runs", std::to_string(runs), "--warmup", "1", "-q",
                 "--json", json, "--", bin("nw_membench"), "64", "10"});
-  unsetenv("NW_NEIGHBOUR_PID");
-  unsetenv("NW_NEIGHBOUR_RUNS");
+  for (const char* v : {"NW_NEIGHBOUR_PID", "NW_NEIGHBOUR_RUNS", "NW_EXTRA_PASSES"}) unsetenv(v);
   EXPECT_EQ(p.status, 0) << p.err;
   auto rec = load_json(json);
   unlink(json.c_str());
@@ -78,44 +83,52 @@ const nlohmann::json* lead_of(const nlohmann::json& rec, pid_t pid) {
   return nullptr;
 }
 
-TEST(NeighboursE2E, NeighbourBusyInAlternateRunsIsNamed) {
-  Neighbour stream;
-  // 30 runs: one run's probe artefact (a 33 ms preemption charged to the VM agent's thread in a
-  // run the benchmark hardly waited in) took r from about 0.9 to 0.56 over 12 runs.
-  auto rec = run_beside(stream, true, 30);
-  // Ground truth first: the benchmark switched the neighbour on in the repetitions it counted
-  // odd (the warm-up is 0), and the record must show it busy in exactly those.
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return (v[(v.size() - 1) / 2] + v[v.size() / 2]) / 2;
+}
+
+// The record's ground truth: the neighbour busy in exactly the runs the benchmark counted odd
+// (the warm-up is 0), and charged to no source. Prints the medians.
+void expect_busy_in_odd_runs(const nlohmann::json& rec, pid_t pid, size_t runs) {
   std::vector<double> busy, quiet, busy_wall, quiet_wall;
   for (const auto& run : rec["runs"]) {
-    ASSERT_TRUE(run.contains("neighbours")) << run.dump();
+    EXPECT_TRUE(run.contains("neighbours")) << run.dump();
+    for (const auto& n : run["noise"]) EXPECT_EQ(n["source"].get<std::string>().find("nw_stream"), std::string::npos);
     if (run["warmup"].get<bool>()) continue;
     const bool on = run["index"].get<int>() % 2 == 1;
-    (on ? busy : quiet).push_back(double(cpu_of(run, stream.pid)));
+    (on ? busy : quiet).push_back(double(cpu_of(run, pid)));
     (on ? busy_wall : quiet_wall).push_back(run["wall_ns"].get<double>());
   }
-  ASSERT_EQ(busy.size(), 15u);
+  ASSERT_EQ(busy.size() + quiet.size(), runs);
   const double quiet_max = *std::max_element(quiet.begin(), quiet.end());
   const double busy_min = *std::min_element(busy.begin(), busy.end());
   EXPECT_GT(busy_min, 0) << "the neighbour is missing from a run it was busy in";
   EXPECT_GT(busy_min, 5 * quiet_max) << "busy min " << busy_min << " ns, quiet max " << quiet_max << " ns";
-
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return (v[(v.size() - 1) / 2] + v[v.size() / 2]) / 2;
-  };
   std::cout << "neighbour busy: median " << median(busy) / 1e6 << " ms of CPU, runs " << median(busy_wall) / 1e6
-            << " ms; quiet: " << median(quiet) / 1e6 << " ms of CPU, runs " << median(quiet_wall) / 1e6 << " ms\n";
+            << " ms; quiet: " << median(quiet) / 1e6 << " ms of CPU, runs " << median(quiet_wall) / 1e6 << " ms\n"
+            << "headline: " << rec["report"]["headline"].get<std::string>() << "\nleads: " << rec["report"]["leads"].dump()
+            << "\n";
+}
+
+// Real interference only: the record must be right; whether it is named is printed (see top).
+TEST(NeighboursE2E, StreamingNeighbourIsRecordedInTheRunsItWasBusy) {
+  Neighbour stream;
+  auto rec = run_beside(stream, true, 0, 30);
+  expect_busy_in_odd_runs(rec, stream.pid, 30);
+}
+
+TEST(NeighboursE2E, NeighbourBusyInTheSlowRunsIsNamed) {
+  Neighbour stream;
+  auto rec = run_beside(stream, true, 5, 20);  // 15 passes instead of 10 in the runs it is busy in
+  expect_busy_in_odd_runs(rec, stream.pid, 20);
   const nlohmann::json* lead = lead_of(rec, stream.pid);
-  if (lead) std::cout << "lead: " << lead->dump() << "\n";
-  std::cout << "headline: " << rec["report"]["headline"].get<std::string>() << "\n";
-  // The claim: its CPU time follows the slow runs, significantly, and the report says so.
-  ASSERT_NE(lead, nullptr) << "not named; leads " << rec["report"]["leads"].dump() << "; headline "
-                           << rec["report"]["headline"];
+  ASSERT_NE(lead, nullptr) << "not named; leads " << rec["report"]["leads"].dump();
   EXPECT_EQ((*lead)["comm"], "nw_stream");
   EXPECT_EQ((*lead)["cpu"], 0);
-  EXPECT_GT((*lead)["correlation"].get<double>(), 0);
+  EXPECT_GT((*lead)["correlation"].get<double>(), 0.5);
   EXPECT_LT((*lead)["p_adjusted"].get<double>(), 0.05);
-  EXPECT_GE((*lead)["runs_seen"].get<int>(), 15);
+  EXPECT_EQ((*lead)["runs_seen"].get<int>(), 10);
   const auto& warnings = rec["warnings"];
   EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [&](const nlohmann::json& w) {
     return w.get<std::string>().find("Likely cause of the unexplained time: nw_stream (pid " +
@@ -123,14 +136,13 @@ TEST(NeighboursE2E, NeighbourBusyInAlternateRunsIsNamed) {
   })) << warnings.dump();
   EXPECT_TRUE(std::any_of(rec["recommendations"].begin(), rec["recommendations"].end(),
                           [](const nlohmann::json& r) { return r["id"] == "stop-process:nw_stream"; }));
-  // A lead charges nothing: no source of any run is the neighbour.
-  for (const auto& run : rec["runs"])
-    for (const auto& n : run["noise"]) EXPECT_EQ(n["source"].get<std::string>().find("nw_stream"), std::string::npos);
+  EXPECT_NE(rec["report"]["headline"].get<std::string>().find("likely nw_stream"), std::string::npos);
 }
 
+// The same slow runs, the neighbour never switched on: it sleeps beside the benchmark.
 TEST(NeighboursE2E, QuietNeighbourIsNotNamed) {
-  Neighbour stream;  // never switched on: it sleeps beside the benchmark
-  auto rec = run_beside(stream, false, 12);
+  Neighbour stream;
+  auto rec = run_beside(stream, false, 5, 20);
   for (const auto& run : rec["runs"]) {
     ASSERT_TRUE(run.contains("neighbours")) << run.dump();
     EXPECT_EQ(cpu_of(run, stream.pid), 0u) << run["neighbours"].dump();
