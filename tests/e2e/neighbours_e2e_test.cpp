@@ -7,10 +7,11 @@
 // busy runs were -2 to +10 % slower than quiet ones (64 MB, medians of each half), while this
 // VM's host alone gives a CV of 6-9 %; the report named the neighbour in 5 of 11 attempts of 20 or
 // 30 runs (r 0.56-0.69, Holm p 0.0001-0.046) and nobody in the others. Too weak to assert on.
-// So the tests assert what the record and the report claim, on scenarios whose outcome is known: the record shows the neighbour's CPU time in exactly the runs it was busy in; when the
-// slow runs are the ones it was busy in (the benchmark does half as much work again in those
-// runs: its own doing, which the report rightly cannot tell from interference, hence "likely"),
-// it is named; when they are not (it is never switched on), it is not.
+// So the tests assert what the record and the report claim, on scenarios whose outcome is known:
+// the record shows the neighbour's CPU time in exactly the runs it was busy in; when the slow
+// runs are the ones it was busy in (the benchmark does half as much work again in those runs:
+// its own doing, which the report rightly cannot tell from interference, hence "likely"), it is
+// named; when they are not (it is never switched on beside the same slow runs), it is not.
 #include <gtest/gtest.h>
 
 #include <sched.h>
