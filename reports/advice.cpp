@@ -131,6 +131,23 @@ void stop_processes(const Context& c, Out& out) {
                           fmt::format("Stop {}{} while benchmarking: it preempted the benchmark", comm, pids),
                           {r.source}, std::min(r.share, 1.0)));
   }
+  // A neighbour that follows the unexplained time (reports/neighbours.h) is a lead, not a
+  // measured source: stopping it may reduce `unexplained`, by up to all of it.
+  double unexplained = 0;
+  for (const auto& r : c.in.rows)
+    if (r.source == sources::kUnexplained) unexplained = std::clamp(r.share, 0.0, 1.0);
+  for (const auto& lead : c.in.leads) {
+    std::string id = "stop-process:" + lead.comm;
+    if (std::any_of(out.begin(), out.end(), [&](const Recommendation& r) { return r.id == id; })) continue;
+    knobs::Context kc = c.knob;
+    kc.process = lead.comm;
+    kc.pids = {lead.pid};
+    out.push_back(of_knob(knobs::get("stop-process"), kc, std::move(id),
+                          fmt::format("Stop {} while benchmarking (or move it off the CPUs that share a cache or memory "
+                                      "with CPU {}): it was busy in the slow runs",
+                                      describe_lead(lead), c.target),
+                          {std::string(sources::kUnexplained)}, unexplained));
+  }
 }
 
 // The benchmark waited on a task outside it (a server, a daemon, a kworker): that party's timing

@@ -1,12 +1,14 @@
 // The report's recommendations: which knobs of the catalogue (src/knobs/) this run calls for, and
 // advice on the measurement itself.
 #pragma once
+#include <span>
 #include <string>
 #include <vector>
 
 #include "knobs/knob.h"
 #include "record/run_record.h"
 #include "reports/attribution.h"
+#include "reports/neighbours.h"
 #include "reports/patterns.h"
 #include "reports/workload.h"
 
@@ -23,6 +25,7 @@ struct AdviceInput {
   const Patterns& patterns;
   const WorkloadSplit& split;
   bool attributable = false;
+  std::span<const NeighbourLead> leads = {};
 };
 
 // Ranked: knobs addressing measured sources by share, then knobs that may address

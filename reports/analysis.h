@@ -9,6 +9,7 @@
 #include "record/run_record.h"
 #include "reports/attribution.h"
 #include "reports/narrative.h"
+#include "reports/neighbours.h"
 #include "reports/patterns.h"
 #include "reports/sources.h"
 #include "reports/workload.h"
@@ -22,6 +23,7 @@ struct Analysis {
   std::string headline;
   RunMatrix matrix;  // per-run series of every source (the charts draw them)
   AttributionResult attribution;
+  std::vector<NeighbourLead> leads;  // likely causes of `unexplained`, outside the attribution
   Patterns patterns;
   WorkloadSplit split;
   std::vector<Recommendation> recommendations;

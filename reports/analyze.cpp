@@ -35,11 +35,12 @@ Analysis analyze(const RunRecord& rec) {
   a.attribution = attribute(a.matrix, sources::benchmark_comm(rec.command));
   a.patterns = detect_patterns(a.matrix);
   a.split = split_workload(rec, a.matrix, a.attribution);
-  NarrativeInput story{rec, a.attribution, a.patterns, a.split};
+  a.leads = neighbour_leads(rec, a.attribution);
+  NarrativeInput story{rec, a.attribution, a.patterns, a.split, a.leads};
   a.engine_warnings = warnings(story);
   a.headline = headline(story);
   a.warnings.insert(a.warnings.end(), a.engine_warnings.begin(), a.engine_warnings.end());
-  a.recommendations = recommend({rec, a.attribution.rows, a.patterns, a.split, a.attribution.attributable});
+  a.recommendations = recommend({rec, a.attribution.rows, a.patterns, a.split, a.attribution.attributable, a.leads});
   return a;
 }
 

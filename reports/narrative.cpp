@@ -63,10 +63,14 @@ std::string headline(const NarrativeInput& in) {
   const auto& a = in.attribution;
   if (!a.attributable) return lead + " — " + a.reason;
   const auto& top = a.rows.front();
-  std::string what = top.source == sources::kUnexplained
-                         ? (in.rec.host.virtualized ? "sources noisewatch cannot see (on this VM, most likely the host)"
-                                                    : "sources noisewatch cannot see (unexplained)")
-                         : sources::describe(top.source);
+  // A neighbour that follows the remainder is named before the host: it is on this machine.
+  std::string what = top.source != sources::kUnexplained ? sources::describe(top.source)
+                     : !in.leads.empty()
+                         ? fmt::format("sources noisewatch cannot see (likely {}, busy on another CPU in the slow runs{})",
+                                       describe_lead(in.leads.front()),
+                                       in.rec.host.virtualized ? "; on this VM also the host" : "")
+                     : in.rec.host.virtualized ? "sources noisewatch cannot see (on this VM, most likely the host)"
+                                               : "sources noisewatch cannot see (unexplained)";
   std::string line = fmt::format("{} — {} of the variance comes from {}", lead, share_phrase(top), what);
   // A runner-up with a fifth of the variance or more is part of the story: name it too.
   if (a.rows.size() > 1 && a.rows[1].share >= 0.2)
@@ -128,11 +132,14 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
       double median = stats::median(fractions);
       if (median >= kUnaccountedWarn)
         w.push_back(fmt::format("{} of a run's wall time (median) is accounted for by nothing measured: not the "
-                                "benchmark's CPU time, its blocking, nor any source{}.",
+                                "benchmark's CPU time, its blocking, nor any source{}{}.",
                                 format_percent(median, 0),
                                 rec.host.virtualized ? "; on this VM most likely the host (a vCPU descheduled "
                                                        "without steal being reported)"
-                                                     : "; a source noisewatch has no probe for here (see Not measured)"));
+                                                     : "; a source noisewatch has no probe for here (see Not measured)",
+                                in.leads.empty() ? std::string{}
+                                                 : fmt::format(", or {}, which is busy in the slow runs",
+                                                               describe_lead(in.leads.front()))));
     }
   }
   double unexplained = share_of(a, sources::kUnexplained);
@@ -144,6 +151,7 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
     w.push_back(fmt::format("{} of the variance is unexplained: its cause leaves no OS event (cache or memory "
                             "interference, code and data layout, frequency when not measured).",
                             format_share(unexplained)));
+  for (const auto& lead : in.leads) w.push_back(lead_sentence(lead));
   if (a.attributable && in.split.instructions_share && *in.split.instructions_share >= 0.05)
     w.push_back(fmt::format("The workload itself varies: retired instructions change by {} (CV) and follow the run "
                             "time ({} of the variance). Fix seeds and inputs.",

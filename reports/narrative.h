@@ -1,11 +1,13 @@
 // The sentences of a report: headline and warnings, written once so every format agrees.
 #pragma once
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "record/run_record.h"
 #include "reports/attribution.h"
+#include "reports/neighbours.h"
 #include "reports/patterns.h"
 #include "reports/workload.h"
 
@@ -16,6 +18,7 @@ struct NarrativeInput {
   const AttributionResult& attribution;
   const Patterns& patterns;
   const WorkloadSplit& split;
+  std::span<const NeighbourLead> leads = {};  // most correlated first
 };
 
 // The benchmark failed before any measured run succeeded (the runner stops at the first failing

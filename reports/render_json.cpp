@@ -88,7 +88,7 @@ nlohmann::json to_json(const WorkloadSplit& w) {
 nlohmann::json report_object(const RunRecord& rec, const Analysis& a) {
   nlohmann::json r = rec.report.is_object() ? rec.report : nlohmann::json::object();
   for (const char* own : {"headline", "attributable", "attribution_note", "model", "patterns", "workload",
-                          "engine_warnings", "failed_before_measuring"})
+                          "engine_warnings", "failed_before_measuring", "leads"})
     r.erase(own);
   r["headline"] = a.headline;
   r["attributable"] = a.attribution.attributable;
@@ -106,6 +106,13 @@ nlohmann::json report_object(const RunRecord& rec, const Analysis& a) {
                "time scaling with 1/f (see reports/ATTRIBUTION.md)";
   r["patterns"] = to_json(a.patterns);
   r["workload"] = to_json(a.split);
+  nlohmann::json leads = nlohmann::json::array();
+  for (const auto& l : a.leads)
+    leads.push_back({{"kind", "neighbour"}, {"pid", l.pid}, {"comm", l.comm}, {"cpu", l.cpu},
+                     {"correlation", l.correlation}, {"p_value", l.p_value}, {"p_adjusted", l.p_adjusted},
+                     {"tested", l.tested}, {"runs_seen", l.runs_seen}, {"runs", l.runs},
+                     {"mean_cpu_ns", l.mean_cpu_ns}});
+  r["leads"] = std::move(leads);
   return r;
 }
 

@@ -189,6 +189,11 @@ static json run_to_json(const RunSample& r) {
     ps["before_tracking"] = switches_to_json(r.probe_switches->before_tracking);
     j["probe_switches"] = std::move(ps);
   }
+  if (r.neighbours) {
+    json n = json::array();
+    for (const auto& x : *r.neighbours) n.push_back({{"pid", x.pid}, {"comm", x.comm}, {"cpu_ns", x.cpu_ns}, {"cpu", x.cpu}});
+    j["neighbours"] = std::move(n);
+  }
   if (r.interrupted) j["interrupted"] = true;
   if (r.process_run) j["process_run"] = *r.process_run;
   return j;
@@ -370,6 +375,21 @@ RunSample run_from_json(const json& j, const std::string& where) {
     p.seen = switches_from_json(ps, w);
     if (ps.contains("before_tracking")) p.before_tracking = switches_from_json(ps["before_tracking"], w + ".before_tracking");
     r.probe_switches = p;
+  }
+  if (j.contains("neighbours") && !j["neighbours"].is_null()) {
+    const auto& n = j["neighbours"];
+    if (!n.is_array()) throw std::runtime_error(where + ".neighbours is not an array");
+    r.neighbours.emplace();
+    for (size_t i = 0; i < n.size(); ++i) {
+      std::string w = fmt::format("{}.neighbours[{}]", where, i);
+      if (!n[i].is_object()) throw std::runtime_error(w + " is not an object");
+      Neighbour x;
+      get_req(n[i], "pid", x.pid, w);
+      get_opt(n[i], "comm", x.comm, w);
+      get_req(n[i], "cpu_ns", x.cpu_ns, w);
+      get_opt(n[i], "cpu", x.cpu, w);
+      r.neighbours->push_back(std::move(x));
+    }
   }
   if (j.contains("noise")) {
     const auto& n = j["noise"];

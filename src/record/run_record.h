@@ -48,6 +48,15 @@ struct ProbeSwitches {
   SwitchCounts seen, before_tracking;
 };
 
+// A process that ran on another CPU than the benchmark's during one repetition (runner/neighbours.h):
+// it shares the caches, the memory bandwidth and, on a VM, the host's CPUs with the benchmark.
+struct Neighbour {
+  int pid = 0;
+  std::string comm;
+  uint64_t cpu_ns = 0;  // its CPU time over the repetition, on CPUs other than the benchmark's
+  int cpu = -1;         // the CPU its busiest thread last ran on
+};
+
 struct RunSample {
   int index = 0;
   bool warmup = false;
@@ -76,6 +85,9 @@ struct RunSample {
   std::map<std::string, CounterValue> counters;
   std::optional<double> mean_khz;  // time-weighted frequency of the target CPUs, when known
   std::optional<ProbeSwitches> probe_switches;
+  // The busiest processes on the other CPUs during the repetition, busiest first; absent where
+  // not measured (window entries, records of older versions).
+  std::optional<std::vector<Neighbour>> neighbours;
   bool interrupted = false;        // cut short by SIGINT/SIGTERM: excluded from statistics
   // --windows: this entry is window `window` (its index in its process run) of process run
   // `process_run`. The whole process's figures (getrusage, steal, counters, CPU time, switch

@@ -15,6 +15,7 @@
 #include "probes/noise_probe.h"
 #include "runner/command_lookup.h"
 #include "runner/held_child.h"
+#include "runner/neighbours.h"
 #include "runner/noise_merge.h"
 #include "runner/privileges.h"
 #include "runner/repetition.h"
@@ -102,6 +103,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   const uint64_t lost_at_start = probe.lost_events();
   Repetition repetition(io, signals);
   ThrottleCounter throttle;
+  NeighbourWatch neighbours(plan.cpus);
   if (ready) ready();
   const int total = plan.warmup + plan.runs;
 
@@ -122,11 +124,14 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     for (int c : plan.cpus) f0.push_back(probe.frequency(c));
 
     if (windows) windows->arm(io);
+    // Outside the cgroup's throttle window: the snapshots are noisewatch's own CPU time.
+    neighbours.before(child.pid());
     throttle.start();
     ChildResult r = repetition.run(child);
 
     auto events = probe.collect(true);
     const std::optional<uint64_t> throttled = throttle.elapsed();
+    std::vector<Neighbour> neighbours_ran = neighbours.after();
     probes::WindowReadout marks;
     if (windows) marks = windows->finish(io, rec.warnings, i);
     const SwitchCounts switches1 = probe.switches();
@@ -146,6 +151,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     s.signal = r.signal;
     s.voluntary_switches = uint64_t(r.usage.ru_nvcsw);
     s.involuntary_switches = uint64_t(r.usage.ru_nivcsw);
+    s.neighbours = std::move(neighbours_ran);
     s.probe_switches = ProbeSwitches{{switches1.voluntary - switches0.voluntary,
                                       switches1.involuntary - switches0.involuntary},
                                      before_tracking};
