@@ -44,7 +44,11 @@ constexpr double kTimerTimeTolerance = 0.05;
 
 // irq-storm. Shares: the IRQ + softirq:BLOCK together >= 0.50 with one of them the first row; on
 // a VM (the host's side of the I/O is invisible) one of them first among named sources with the
-// two together >= 0.15 (issue #12 section 6).
+// two together >= 0.15 (issue #12 section 6). Where the kernel accounts steal, the host's side
+// shows as steal in the storm runs only (the host serves the guest's disk I/O on the vCPU's
+// physical CPU): measured 0.35-0.41 of the variance on 2026-12-02, first named, in every suite
+// run. On a VM steal is then the same injection's host side, not a rival cause: the VM rule
+// looks for the first named source other than steal.
 constexpr double kIrqShare = 0.50, kIrqShareVm = 0.15;
 // Every IRQ on the target CPU while the benchmark ran is charged: the probe's count / the
 // /proc/interrupts delta on the target CPU over the same repetition, summed over the injected
@@ -60,9 +64,15 @@ bool first_is(const Attribution* a, std::initializer_list<std::string> sources) 
 
 // The two named sources' share rule, strict and on a VM.
 void share_rule(const ScoreInput& in, Scorecard& card, const std::string& a, const std::string& b, double floor,
-                double vm_floor) {
+                double vm_floor, bool steal_is_host_side = false) {
   double together = in.share(a) + in.share(b);
   const auto *top = in.top(), *named = in.first_named();
+  if (steal_is_host_side && named && named->source == "steal")  // on a VM: the storm's host side (see above)
+    for (const auto& row : in.rec.attribution)
+      if (row.source != "unexplained" && row.source != "steal") {
+        named = &row;
+        break;
+      }
   char strict[400], vm[300];
   std::snprintf(strict, sizeof strict, "share: %s %.3f + %s %.3f = %.3f >= %.2f, one of them the first row (first: %s)",
                 a.c_str(), in.share(a), b.c_str(), in.share(b), together, floor, top ? top->source.c_str() : "-");
@@ -129,7 +139,7 @@ int score_irq_storm(const ScoreInput& in) {
   Scorecard card(in);
   const std::string irq = "irq:" + in.irq, block = "softirq:BLOCK";
   common_rules(in, card, true, {irq, block});
-  share_rule(in, card, irq, block, kIrqShare, kIrqShareVm);
+  share_rule(in, card, irq, block, kIrqShare, kIrqShareVm, true);
 
   double charged = 0, fired = 0;
   char buf[400];
