@@ -382,10 +382,21 @@ static __always_inline void activity_down(__u64 now) {
 
 // The held child's run time before its execve, measured on its own slices (ktime: its rare
 // events only; the scheduler's runtime for a running task is only as fresh as its last tick).
-static __always_inline void held_slice_end(struct nw_task_info *ti) {
+// Steal is not run time (the scheduler leaves it out of the task's runtime): the runqueue's
+// count of it since the slice began (`st`, rq_steal now) is subtracted. An execve makes the host
+// busy (a new address space to map), so the steal in the slice that ends at it is often the
+// largest of the run; left in, it pushed the benchmark's CPU time below the work it did. At the
+// execve the runqueue's count is as old as its clock's last update (up to a tick): steal since
+// then stays in (the kernel keeps the hypervisor's own count out of BPF's reach on this kind of
+// kernel: its per-CPU variables are not in kallsyms).
+static __always_inline void held_slice_end(struct nw_task_info *ti, __u64 st) {
   if (!(ti->flags & NW_TASK_HELD) || !ti->held_since) return;
   __u64 t = bpf_ktime_get_ns();
-  if (t > ti->held_since) ti->cpu_base += t - ti->held_since;
+  if (t > ti->held_since) {
+    __u64 d = t - ti->held_since;
+    __u64 stolen = ti->held_steal && st > ti->held_steal ? st - ti->held_steal : 0;
+    ti->cpu_base += d > stolen ? d - stolen : 0;
+  }
   ti->held_since = 0;
 }
 
@@ -610,7 +621,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     // Only this CPU writes its counts, under its runqueue lock. A thread past its exit no longer
     // counts (see NW_TASK_EXITING).
     bool counts = !(pi->flags & NW_TASK_EXITING);
-    held_slice_end(pi);
+    held_slice_end(pi, steal);
     pi->ts = now;
     pi->cpu = cpu;
     if (preempt || prev_state == 0) {  // TASK_RUNNING
@@ -652,13 +663,17 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   // CFS-bandwidth-throttled group are not in it: their wait is the quota's, not charged.)
   if (next_pid == 0 || (rq && rq->nr_running <= 1)) s->waiting = 0;
   if (ni) {
+    if (windows_on && windows_exec_on) exec_window_switch_in(next_pid);
     if (ni->phase == NW_PHASE_WAITING)
       wait_end(ni->cpu);
     else if (ni->phase == NW_PHASE_THROTTLED)
       throttle_end(cpu_at(ni->cpu), ni, now);
     else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
       activity_up(now);
-    if (ni->flags & NW_TASK_HELD) ni->held_since = bpf_ktime_get_ns();
+    if (ni->flags & NW_TASK_HELD) {
+      ni->held_since = bpf_ktime_get_ns();
+      ni->held_steal = steal;
+    }
     if (ni->flags & NW_TASK_FAULT_PAUSED) fault_resume(ni, s);
     ni->phase = NW_PHASE_RUNNING;
     ni->ts = now;
@@ -816,6 +831,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
   if (!tracked_info(bpf_get_current_task_btf())) return 0;
   __u32 pid = child->pid, idx = pid & slot_mask;
   struct nw_task_info init = {.phase = NW_PHASE_NEW, .gen = generation, .pid = pid};
+  if (windows_on && windows_exec_on) exec_window_fork(child);
   struct nw_task_info *slot = bpf_map_lookup_elem(&task_slots, &idx);
   if (slot && (slot->gen != generation || slot->pid == pid)) {
     *slot = init;
@@ -835,13 +851,17 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
 }
 
 // The held child's execve: from here on its CPU time is the benchmark's. (Fires after the old
-// address space, noisewatch's copy, is torn down.) Later execs are the benchmark's own.
+// address space, noisewatch's copy, is torn down.) Later execs are the benchmark's own; with
+// --windows-exec any of them may begin a window.
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm) {
   struct nw_task_info *ti = tracked_info(p);
-  if (!ti || !(ti->flags & NW_TASK_HELD)) return 0;
-  held_slice_end(ti);
-  ti->flags &= ~NW_TASK_HELD;
+  if (!ti) return 0;
+  if (ti->flags & NW_TASK_HELD) {
+    held_slice_end(ti, rq_steal(rq_of(p)));
+    ti->flags &= ~NW_TASK_HELD;
+  }
+  if (windows_on && windows_exec_on) exec_window_exec(p);
   return 0;
 }
 
@@ -854,6 +874,7 @@ int BPF_PROG(on_exit, struct task_struct *p) {
   // process at exit_notify(), before its last switch, whereas a process leader's are summed when
   // it is reaped, after that switch.
   if (p->pid != p->tgid) ti->flags |= NW_TASK_EXITING;
+  if (windows_on && windows_exec_on) exec_window_exit(p);
   return 0;
 }
 

@@ -146,6 +146,7 @@ struct nw_task_info {
    * 0 for the benchmark's own threads and children (their runtime starts at 0 at fork). */
   __u64 cpu_base;
   __u64 held_since; /* ktime when the held child last got the CPU before its execve (0: off-CPU) */
+  __u64 held_steal; /* its runqueue's steal then (rq_steal; 0: unknown) */
   /* The page fault being handled: ktime of its start on this slice (or, paused, its CPU time so
    * far) and the CPU's stolen_total then; 0 outside a fault. */
   __u64 fault_start;
@@ -229,6 +230,9 @@ enum nw_window_flag {
   NW_WIN_TEXT_LABEL = 2,   /* `text` holds the label written after "begin " on the marker fd */
   NW_WIN_IMPLICIT_END = 4, /* no end marker: closed by the next begin */
   NW_WIN_FROM_FD = 8,      /* begun by a marker-fd line (else by the USDT probe) */
+  NW_WIN_FROM_EXEC = 16,   /* --windows-exec: a process that ran the command (`text`: its comm) */
+  NW_WIN_TENTATIVE = 32,   /* --windows-exec: begun at a fork; a window once the child execs the command */
+  NW_WIN_DISCARDED = 64,   /* --windows-exec: that child exec'd something else or exited: not a window */
 };
 
 /* One marked window (BPF_MAP_TYPE_ARRAY indexed by the window's number in its process run).

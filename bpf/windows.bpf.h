@@ -11,6 +11,12 @@
 //  - a line "begin" ("begin LABEL") or "end" written to the inherited marker fd, seen at the
 //    write's syscall entry (syscalls:sys_enter_write), so it is timestamped at the write, not
 //    when noisewatch reads the pipe (it reads it only between process runs).
+//  - --windows-exec COMM: no marker at all. A process of the benchmark that runs COMM is a window,
+//    cut as a harness that starts a process per run (hyperfine, shell loops) times it: from the
+//    fork that creates it (a tentative window, dropped if the child execs something else or exits
+//    first) to its exit, or to when its parent gets the CPU back if it is waiting then (it reaps
+//    the child and reads its clock). exec_window_* below; called by on_fork, on_exec, on_exit and
+//    on_switch. The harness's own time between them is outside every window.
 // Windows are the process's, one at a time: a begin while a window is open closes it there
 // (flagged), an end with none open is counted as stray.
 #ifndef NOISEWATCH_WINDOWS_BPF_H
@@ -28,6 +34,14 @@ __u64 stray_ends;       // ends with no window open
 __u64 marker_lines;     // marker-fd writes recognised as markers (user space checks its lines)
 // The marker fd's number in the benchmark (user space sets it; -1: none).
 __s32 marker_fd = -1;
+// --windows-exec: the command name (comm, NUL-padded) whose execs are windows.
+const volatile bool windows_exec_on = false;
+const volatile char windows_exec_comm[NW_LABEL_LEN] = {};
+// --windows-exec: the process of the window open now (0: none), whether that window is still
+// tentative, and the parent whose next switch-in ends it (0: none pending).
+__u32 exec_window_pid;
+__u32 exec_window_tentative;
+__u32 exec_window_closer;
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -48,7 +62,7 @@ static __always_inline void window_close(__u32 open, __u64 now, __u32 flag) {
   }
 }
 
-static __always_inline void window_begin(__u64 now, __s64 label, __u32 flags, const char *text) {
+static __always_inline void window_begin(__u64 now, __s64 label, __u32 flags, const char *text, __u32 pid) {
   __u32 open = cur_window;
   if (open) window_close(open, now, NW_WIN_IMPLICIT_END);
   __u32 k = (__u32)__sync_fetch_and_add(&windows_seen, 1);
@@ -62,7 +76,7 @@ static __always_inline void window_begin(__u64 now, __s64 label, __u32 flags, co
   w->end_ns = 0;
   w->label = label;
   w->flags = flags;
-  w->pid = (__u32)bpf_get_current_pid_tgid();
+  w->pid = pid;
   if (text)
     __builtin_memcpy(w->text, text, NW_LABEL_LEN);
   else
@@ -80,6 +94,102 @@ static __always_inline void window_end(__u64 now) {
   cur_window = 0;
 }
 
+static __always_inline struct nw_window *window_at(__u32 open) {
+  __u32 k = open - 1;
+  return open ? bpf_map_lookup_elem(&windows, &k) : 0;
+}
+
+// The open exec window is not one after all (its child ran something else or nothing).
+static __always_inline void exec_window_discard(__u64 now) {
+  window_close(cur_window, now, NW_WIN_DISCARDED);
+  cur_window = 0;
+  exec_window_pid = 0;
+  exec_window_tentative = 0;
+}
+
+// The open exec window ends now (its process exited, or its parent got the CPU back).
+static __always_inline void exec_window_end_now(__u64 now) {
+  if (cur_window) window_end(now);
+  exec_window_pid = 0;
+  exec_window_closer = 0;
+}
+
+// A tracked task created a process (on_fork): it may be a run, so a tentative window opens, unless
+// a window is open (what a run starts is the run's).
+static __always_inline void exec_window_fork(struct task_struct *child) {
+  __u32 pid = child->pid;
+  if (pid != (__u32)child->tgid) return;  // a thread
+  __u64 now = bpf_ktime_get_ns();
+  if (exec_window_closer) exec_window_end_now(now);  // another thread of the parent forks first
+  if (cur_window) return;
+  window_begin(now, 0, NW_WIN_FROM_EXEC | NW_WIN_TENTATIVE, 0, pid);
+  exec_window_pid = pid;
+  exec_window_tentative = 1;
+}
+
+// A tracked task's execve (on_exec): the tentative window of its fork becomes a window when its
+// new name is the command's, and is dropped when it is not. A process running the command
+// without a fork seen (the benchmark's own first execve, a shell's exec) begins one here; the same
+// process exec'ing the command again (a wrapper of the same name) stays one window.
+static __always_inline void exec_window_exec(struct task_struct *p) {
+  char comm[NW_LABEL_LEN];
+  if (bpf_probe_read_kernel(comm, sizeof comm, p->comm)) return;
+  bool match = true;
+  for (int i = 0; i < NW_LABEL_LEN; ++i) {
+    if (comm[i] != windows_exec_comm[i]) {
+      match = false;
+      break;
+    }
+    if (!comm[i]) break;
+  }
+  __u32 pid = p->pid;
+  __u64 now = bpf_ktime_get_ns();
+  bool mine = cur_window && exec_window_pid == pid;
+  if (mine && exec_window_tentative) {
+    if (!match) {
+      exec_window_discard(now);
+      return;
+    }
+    struct nw_window *w = window_at(cur_window);
+    if (w) {
+      __builtin_memcpy(w->text, comm, NW_LABEL_LEN);
+      w->flags = (w->flags & ~NW_WIN_TENTATIVE) | NW_WIN_TEXT_LABEL;
+    }
+    exec_window_tentative = 0;
+    return;
+  }
+  if (!match || mine) return;
+  if (cur_window && exec_window_tentative) exec_window_discard(now);
+  window_begin(now, 0, NW_WIN_FROM_EXEC | NW_WIN_TEXT_LABEL, comm, pid);
+  exec_window_pid = pid;
+  exec_window_tentative = 0;
+  exec_window_closer = 0;
+}
+
+// A tracked task's exit (on_exit): the window of its process (its leader: after an execve the
+// exec'ing thread is the leader) ends; when the parent waits for it, at the parent's next
+// switch-in (exec_window_switch_in), since that is when it reaps the child and stops its clock.
+static __always_inline void exec_window_exit(struct task_struct *p) {
+  __u32 pid = p->pid;
+  if (!pid || pid != exec_window_pid || pid != (__u32)p->tgid || !cur_window) return;
+  __u64 now = bpf_ktime_get_ns();
+  if (exec_window_tentative) {
+    exec_window_discard(now);
+    return;
+  }
+  struct task_struct *parent = p->real_parent;
+  if (parent && !parent->on_cpu && tracked_info(parent)) {
+    exec_window_closer = parent->pid;
+    return;
+  }
+  exec_window_end_now(now);
+}
+
+// on_switch, a tracked task getting the CPU: the parent a window waits for.
+static __always_inline void exec_window_switch_in(__u32 pid) {
+  if (exec_window_closer && exec_window_closer == pid) exec_window_end_now(bpf_ktime_get_ns());
+}
+
 static __always_inline bool current_tracked(void) { return tracked_info(bpf_get_current_task_btf()) != 0; }
 
 // Attached to every process (pid -1) running the binary: only the benchmark's tasks mark.
@@ -89,7 +199,7 @@ int on_usdt_begin(struct pt_regs *ctx) {
   if (!current_tracked()) return 0;
   long label = 0;
   bool has = bpf_usdt_arg_cnt(ctx) > 0 && bpf_usdt_arg(ctx, 0, &label) == 0;
-  window_begin(now, label, has ? NW_WIN_LABEL : 0, 0);
+  window_begin(now, label, has ? NW_WIN_LABEL : 0, 0, (__u32)bpf_get_current_pid_tgid());
   return 0;
 }
 
@@ -145,7 +255,7 @@ int BPF_PROG(on_marker_write, struct pt_regs *regs, long id) {
     return 0;  // "beginning...": not a marker
   }
   __sync_fetch_and_add(&marker_lines, 1);
-  window_begin(now, 0, flags, text);
+  window_begin(now, 0, flags, text, (__u32)bpf_get_current_pid_tgid());
   return 0;
 }
 

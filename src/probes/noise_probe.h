@@ -34,6 +34,7 @@ struct ProbeOptions {
   std::map<int, pid_t> measurer_by_cpu{};
   uint64_t watch_min_ns = 0;
   bool windows = false;        // key every charge by the benchmark's marked window (--windows)
+  std::string windows_exec{};  // with `windows`: the command name whose runs are windows (--windows-exec)
   TimelineOptions timeline{};  // timestamped events above a threshold (--timeline)
 };
 

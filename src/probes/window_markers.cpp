@@ -38,8 +38,12 @@ bool is_window_program(const std::string& section) {
   return section == "usdt" || section == "tp_btf/sys_enter";
 }
 
-void configure_windows(noise_bpf* skel, bool windows, const TimelineOptions& timeline) {
+void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, const TimelineOptions& timeline) {
   skel->rodata->windows_on = windows;
+  skel->rodata->windows_exec_on = windows && !exec_comm.empty();
+  std::memset(const_cast<char*>(skel->rodata->windows_exec_comm), 0, sizeof skel->rodata->windows_exec_comm);
+  std::memcpy(const_cast<char*>(skel->rodata->windows_exec_comm), exec_comm.data(),
+              std::min(exec_comm.size(), sizeof skel->rodata->windows_exec_comm - 1));
   skel->rodata->timeline_on = timeline.on;
   skel->rodata->tl_threshold_ns = timeline.threshold_ns;
   skel->rodata->tl_rate_per_sec = timeline.rate_per_sec;
@@ -104,6 +108,9 @@ void WindowMarkers::reset() {
   __atomic_store_n(&bss->windows_dropped, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&bss->stray_ends, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&bss->marker_lines, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&bss->exec_window_pid, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&bss->exec_window_tentative, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&bss->exec_window_closer, 0, __ATOMIC_RELAXED);
 }
 
 WindowReadout WindowMarkers::read() const {
@@ -124,6 +131,9 @@ WindowReadout WindowMarkers::read() const {
     if (w.flags & NW_WIN_TEXT_LABEL) m.text_label.assign(w.text, strnlen(w.text, sizeof w.text));
     m.implicit_end = w.flags & NW_WIN_IMPLICIT_END;
     m.from_fd = w.flags & NW_WIN_FROM_FD;
+    m.from_exec = w.flags & NW_WIN_FROM_EXEC;
+    // A fork whose child ran something else, or had not run anything yet at the end.
+    m.not_a_run = w.flags & (NW_WIN_DISCARDED | NW_WIN_TENTATIVE);
     m.pid = w.pid;
     out.windows.push_back(std::move(m));
   }

@@ -28,6 +28,8 @@ struct WindowMark {
   std::string text_label;             // "begin LABEL" on the marker fd
   bool implicit_end = false;          // closed by the next begin, not by an end marker
   bool from_fd = false;
+  bool from_exec = false;             // --windows-exec: a process that ran the command
+  bool not_a_run = false;             // --windows-exec: a fork whose child did not run it: skipped
   uint32_t pid = 0;
 };
 
@@ -50,7 +52,8 @@ struct TimelineDrops {
 };
 
 // Sets the object's read-only flags, map sizes and which marker programs load. Before load.
-void configure_windows(noise_bpf* skel, bool windows, const TimelineOptions& timeline);
+// `exec_comm` (--windows-exec): the command name whose execs are windows; empty: none.
+void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, const TimelineOptions& timeline);
 // Whether a program section belongs to the windows machinery (left to configure_windows).
 bool is_window_program(const std::string& section);
 

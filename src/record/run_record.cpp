@@ -272,6 +272,7 @@ json to_json(const RunRecord& rec) {
     j["process_runs"] = std::move(pr);
   }
   if (rec.warmup_windows) j["warmup_windows"] = *rec.warmup_windows;
+  if (rec.windows_exec) j["windows_exec"] = *rec.windows_exec;
   if (rec.timeline) j["timeline"] = timeline_to_json(*rec.timeline);
   return j;
 }
@@ -538,6 +539,7 @@ RunRecord run_record_from_json(const json& j) {
     get_opt(j, "warmup_windows", n, top);
     rec.warmup_windows = n;
   }
+  if (j.contains("windows_exec") && j["windows_exec"].is_string()) rec.windows_exec = j["windows_exec"].get<std::string>();
   if (j.contains("timeline") && !j["timeline"].is_null()) rec.timeline = timeline_from_json(j["timeline"]);
   rec.summary = summarize(rec);
   return rec;

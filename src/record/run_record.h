@@ -171,6 +171,7 @@ struct RunRecord {
   // whole-process figures and all its noise (inside windows and between them).
   std::vector<RunSample> process_runs;
   std::optional<int> warmup_windows;   // set with --windows
+  std::optional<std::string> windows_exec;  // --windows-exec COMM: the program whose runs are windows
   std::optional<TimelineSummary> timeline;
 
   std::vector<const RunSample*> measured() const;  // non-warmup, non-interrupted runs

@@ -32,6 +32,9 @@ struct Plan {
   BenchmarkSetup setup;
   // --windows: every window the benchmark marks is a repetition (src/runner/window_session.h).
   bool windows = false;
+  // --windows-exec COMM (sets `windows` too): each process of the benchmark that execs COMM is a
+  // window, from its execve to its exit. The kernel's name for it: at most 15 bytes.
+  std::string windows_exec;
   int warmup_windows = 0;                   // --warmup-windows N
   std::string timeline;                     // --timeline FILE (Chrome trace-event JSON)
   uint64_t timeline_threshold_ns = 10'000;  // --timeline-threshold

@@ -53,10 +53,7 @@ struct RunArgs {
   bool fifo_given = false, nice_given = false;
   std::vector<std::string> env;
   std::string journal, tune_only, tune_skip;
-  bool windows = false;
-  std::optional<int> warmup_windows;
-  std::string timeline;
-  std::string timeline_threshold;
+  WindowArgs win;
 };
 
 runner::BenchmarkSetup make_setup(const RunArgs& a) {
@@ -164,7 +161,7 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   }
   // Where the benchmark could not go whatever was asked: said rather than silently left out.
   if (auto note = sys::unavailable_note(available.unavailable()); !note.empty()) p.cpu_reason += "; " + note;
-  apply_window_options(p, a.windows, a.warmup_windows, a.timeline, a.timeline_threshold);
+  apply_window_options(p, a.win);
   if (!a.events.empty()) {
     std::string item;
     for (char c : a.events + ",") {
@@ -238,6 +235,7 @@ void register_run(CLI::App& app, Action& action) {
       "  noisewatch --timer-slack 1 -- ./bench    its sleeps end on time (blocking:sleep varies less)\n"
       "  noisewatch --tune -- ./bench              tune the machine for this run, restore it afterwards\n"
       "  noisewatch --windows -r 3 -- ./bench      every window ./bench marks is a repetition (3 processes)\n"
+      "  noisewatch --windows-exec bench -r 1 -- hyperfine -N -r 20 ./bench   each of hyperfine's 20 runs is one\n"
       "  noisewatch --timeline t.json -- ./bench   also write when the noise struck (open t.json in Perfetto)");
   sub->add_option("-c,--cpu", args->cpu,
                   "CPU(s) to pin the benchmark to, e.g. 3 or 2-3; `auto` first measures the noise of every allowed "
@@ -255,7 +253,7 @@ void register_run(CLI::App& app, Action& action) {
                   "instructions, cache/branch misses, software counters and effective GHz where there is a "
                   "hardware PMU, none without one (the record has CPU time, switches, migrations, faults)");
   sub->add_flag("--no-counters", args->no_counters, "do not open perf counters (eBPF probes only)");
-  add_window_options(*sub, args->windows, args->warmup_windows, args->timeline, args->timeline_threshold);
+  add_window_options(*sub, args->win);
   sub->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
   sub->add_flag("--no-aslr", args->no_aslr,
                 "run the benchmark without address-space randomisation (like setarch -R; the benchmark only)");

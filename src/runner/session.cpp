@@ -81,14 +81,16 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   }
   probes::ProbeOptions probe_opts;
   probe_opts.windows = plan.windows;
+  probe_opts.windows_exec = plan.windows_exec;
   probe_opts.timeline.on = !plan.timeline.empty();
   probe_opts.timeline.threshold_ns = plan.timeline_threshold_ns;
   probes::NoiseProbe probe(probe_opts);
   for (const auto& u : probe.unavailable()) rec.add_unavailable(u.probe, u.reason);
   std::optional<WindowSession> windows;
   if (plan.windows) {
-    windows.emplace(*probe.markers(), lookup_command(plan.command[0]).path);
+    windows.emplace(*probe.markers(), lookup_command(plan.command[0]).path, plan.windows_exec);
     rec.warmup_windows = plan.warmup_windows;
+    if (!plan.windows_exec.empty()) rec.windows_exec = plan.windows_exec;
   }
   std::optional<timeline::Recording> tl;
   if (!plan.timeline.empty()) {

@@ -31,6 +31,7 @@ void record_timeline(timeline::Recording& tl, probes::NoiseProbe& probe, const R
   }
   for (size_t k = 0; k < marks->windows.size(); ++k) {
     const auto& m = marks->windows[k];
+    if (m.not_a_run) continue;
     timeline::Span w;
     w.start_ns = m.begin_ns;
     w.end_ns = m.end_ns ? m.end_ns : end_ns;

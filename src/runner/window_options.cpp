@@ -13,20 +13,34 @@
 
 namespace nw::cli {
 
-void add_window_options(CLI::App& sub, bool& windows, std::optional<int>& warmup_windows, std::string& timeline,
-                        std::string& threshold) {
-  sub.add_flag("--windows", windows,
+void add_window_options(CLI::App& sub, WindowArgs& a) {
+  sub.add_flag("--windows", a.windows,
                "every window the benchmark marks is a repetition: USDT noisewatch:window_begin/end "
                "(include/noisewatch/markers.h) or lines \"begin\"/\"end\" written to the fd in "
                "$NOISEWATCH_MARKER_FD; --runs still counts process runs");
-  sub.add_option("--warmup-windows", warmup_windows, "with --windows: the first N windows of each process run are "
-                                                     "warm-ups (kept in the record, not measured)");
-  sub.add_option("--timeline", timeline,
+  sub.add_option("--windows-exec", a.windows_exec,
+                 "COMM: every process of the benchmark that execs COMM (its file name, as ps shows it) is a "
+                 "repetition, from its execve to its exit, for harnesses that start a process per run: "
+                 "noisewatch --windows-exec bench -- hyperfine -N -r 20 ./bench");
+  sub.add_option("--warmup-windows", a.warmup_windows,
+                 "with --windows or --windows-exec: the first N windows of each process run are warm-ups (kept in "
+                 "the record, not measured)");
+  sub.add_option("--timeline", a.timeline,
                  "write timestamped noise events, windows and runs to FILE as Chrome trace-event JSON "
                  "(Perfetto UI, chrome://tracing); the record keeps a summary for the HTML report");
-  sub.add_option("--timeline-threshold", threshold,
+  sub.add_option("--timeline-threshold", a.threshold,
                  "with --timeline: record events at least this long, e.g. 5us, 1ms (default 10us; a bare number "
                  "is microseconds)");
+}
+
+std::string exec_window_comm(const std::string& arg) {
+  std::string name = arg;
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  if (auto slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  if (name.empty())
+    throw Error("--windows-exec: give the name of the program each run starts, e.g. --windows-exec bench");
+  // The kernel keeps the first 15 bytes of the file name (TASK_COMM_LEN 16 with its NUL).
+  return name.substr(0, 15);
 }
 
 uint64_t parse_threshold_ns(const std::string& text) {
@@ -44,23 +58,26 @@ uint64_t parse_threshold_ns(const std::string& text) {
   return uint64_t(std::llround(v * scale));
 }
 
-void apply_window_options(runner::Plan& p, bool windows, std::optional<int> warmup_windows, const std::string& timeline,
-                          const std::string& threshold) {
-  p.windows = windows;
-  if (warmup_windows && !windows)
-    throw Error("--warmup-windows needs --windows (it drops the first windows the benchmark marks)");
-  if (warmup_windows && *warmup_windows < 0)
-    throw Error(fmt::format("--warmup-windows cannot be negative (got {})", *warmup_windows));
-  p.warmup_windows = warmup_windows.value_or(0);
-  if (!threshold.empty() && timeline.empty())
+void apply_window_options(runner::Plan& p, const WindowArgs& a) {
+  if (a.windows && !a.windows_exec.empty())
+    throw Error("--windows and --windows-exec are two ways to cut the repetitions: choose one (--windows: the "
+                "benchmark marks its windows; --windows-exec COMM: each process running COMM is one)");
+  p.windows = a.windows || !a.windows_exec.empty();
+  if (!a.windows_exec.empty()) p.windows_exec = exec_window_comm(a.windows_exec);
+  if (a.warmup_windows && !p.windows)
+    throw Error("--warmup-windows needs --windows or --windows-exec (it drops the first windows of each process run)");
+  if (a.warmup_windows && *a.warmup_windows < 0)
+    throw Error(fmt::format("--warmup-windows cannot be negative (got {})", *a.warmup_windows));
+  p.warmup_windows = a.warmup_windows.value_or(0);
+  if (!a.threshold.empty() && a.timeline.empty())
     throw Error("--timeline-threshold needs --timeline FILE (the file the events go to)");
-  if (!threshold.empty()) p.timeline_threshold_ns = parse_threshold_ns(threshold);
-  if (!timeline.empty()) {
+  if (!a.threshold.empty()) p.timeline_threshold_ns = parse_threshold_ns(a.threshold);
+  if (!a.timeline.empty()) {
     // Found out now, not after the benchmark ran.
-    int fd = open(timeline.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) throw Error(fmt::format("--timeline: cannot write {}: {}", timeline, std::strerror(errno)));
+    int fd = open(a.timeline.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error(fmt::format("--timeline: cannot write {}: {}", a.timeline, std::strerror(errno)));
     close(fd);
-    p.timeline = timeline;
+    p.timeline = a.timeline;
   }
 }
 

@@ -1,4 +1,4 @@
-// The run options of marked windows and the timeline: --windows, --warmup-windows,
+// The run options of windows and the timeline: --windows, --windows-exec, --warmup-windows,
 // --timeline, --timeline-threshold (docs/contracts.md).
 #pragma once
 #include <cstdint>
@@ -11,11 +11,21 @@
 
 namespace nw::cli {
 
-void add_window_options(CLI::App& sub, bool& windows, std::optional<int>& warmup_windows, std::string& timeline,
-                        std::string& threshold);
+// As given on the command line.
+struct WindowArgs {
+  bool windows = false;
+  std::string windows_exec;
+  std::optional<int> warmup_windows;
+  std::string timeline;
+  std::string threshold;
+};
+
+void add_window_options(CLI::App& sub, WindowArgs& args);
 // Validates them into the plan; throws nw::Error with what to do.
-void apply_window_options(runner::Plan& p, bool windows, std::optional<int> warmup_windows, const std::string& timeline,
-                          const std::string& threshold);
+void apply_window_options(runner::Plan& p, const WindowArgs& args);
+// --windows-exec's argument as the kernel names the process: the file name of a path, cut to the
+// 15 bytes of a task's comm. Throws nw::Error for an empty name.
+std::string exec_window_comm(const std::string& arg);
 // "10us", "1.5ms", "800ns", or a bare number of microseconds -> ns; throws nw::Error.
 uint64_t parse_threshold_ns(const std::string& text);
 

@@ -33,7 +33,9 @@ size_t count_marker_lines(std::string& rest, const std::string& chunk) {
   return n;
 }
 
-WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& binary) : markers_(markers) {
+WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& binary, const std::string& exec_comm)
+    : markers_(markers), exec_comm_(exec_comm) {
+  if (!exec_comm_.empty()) return;
   usdt_ = markers_.attach_usdt(binary, usdt_why_);
   if (usdt_) return;  // one way of marking per benchmark: its USDT probes when it has them
   int p[2];
@@ -89,7 +91,7 @@ probes::WindowReadout WindowSession::finish(boost::asio::io_context& io, std::ve
   }
   drain_pipe();
   probes::WindowReadout r = markers_.read();
-  if (lines_ != r.marker_lines)
+  if (exec_comm_.empty() && lines_ != r.marker_lines)
     warnings.push_back(fmt::format(
         "process run {}: {} marker line(s) reached ${} but {} were seen at their write: write each line with "
         "a write(2) of its own (os.write, or flush after each line)",
@@ -98,6 +100,12 @@ probes::WindowReadout WindowSession::finish(boost::asio::io_context& io, std::ve
 }
 
 std::string WindowSession::no_window_message(int process_run) const {
+  if (!exec_comm_.empty())
+    return fmt::format(
+        "--windows-exec {}: no process of the benchmark ran a program named {} in process run {}. Give the name "
+        "of the program each run starts as ps shows it (its file name, at most 15 characters), e.g. "
+        "--windows-exec bench for hyperfine ./bench",
+        exec_comm_, exec_comm_, process_run + 1);
   return fmt::format(
       "--windows: the benchmark marked no window in process run {}. Mark each window to measure: in C/C++, "
       "NOISEWATCH_WINDOW_BEGIN() and NOISEWATCH_WINDOW_END() from include/noisewatch/markers.h (USDT; {}); in any "

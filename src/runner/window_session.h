@@ -22,10 +22,12 @@ size_t count_marker_lines(std::string& rest, const std::string& chunk);
 
 class WindowSession {
  public:
-  // Attaches the USDT markers of `binary` when it has them. Else creates the marker pipe: its
-  // write end is inherited by the benchmark, its number in $NOISEWATCH_MARKER_FD (set in
-  // noisewatch's own environment, which the benchmark inherits), and its writes are watched.
-  WindowSession(probes::WindowMarkers& markers, const std::string& binary);
+  // With `exec_comm` (--windows-exec), nothing to attach: the probe's exec and exit programs cut
+  // the windows. Else attaches the USDT markers of `binary` when it has them, or creates the
+  // marker pipe: its write end is inherited by the benchmark, its number in
+  // $NOISEWATCH_MARKER_FD (set in noisewatch's own environment, which the benchmark inherits),
+  // and its writes are watched.
+  WindowSession(probes::WindowMarkers& markers, const std::string& binary, const std::string& exec_comm = {});
   ~WindowSession();
   WindowSession(const WindowSession&) = delete;
   WindowSession& operator=(const WindowSession&) = delete;
@@ -45,6 +47,7 @@ class WindowSession {
   int read_fd_ = -1, write_fd_ = -1;
   bool usdt_ = false;
   std::string usdt_why_;
+  std::string exec_comm_;
   std::string rest_;
   size_t lines_ = 0;
   std::unique_ptr<boost::asio::steady_timer> timer_;

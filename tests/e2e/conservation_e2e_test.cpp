@@ -33,23 +33,6 @@ struct Background {
   }
 };
 
-// A copy of a workload under a name no other process on the machine has (other tests may run
-// the same workloads at the same time, and their time is rightly preemption): `c<pid><tag>`.
-struct UniqueCopy {
-  std::string dir, path, comm;
-  UniqueCopy(const std::string& binary, const std::string& tag) {
-    char tmpl[] = "/tmp/nw-e2e-copy-XXXXXX";
-    dir = mkdtemp(tmpl);
-    comm = "c" + std::to_string(getpid()) + tag;
-    path = dir + "/" + comm;
-    if (run({"/bin/cp", binary, path}).status != 0) ADD_FAILURE() << "cannot copy " << binary;
-  }
-  ~UniqueCopy() {
-    unlink(path.c_str());
-    rmdir(dir.c_str());
-  }
-};
-
 struct Totals {
   uint64_t wall = 0, cpu = 0, cpu_irq = 0, blocking = 0, contention = 0, charged = 0;
   std::vector<std::string> sources;
@@ -169,10 +152,13 @@ TEST(ConservationE2E, SingleThread) {
   expect_conserved_on_one_cpu(rec);
   expect_no_blocking(rec);
   // A single thread's CPU time is the work it was asked to do (40 ms of CPU time, measured by
-  // itself), not noisewatch's pre-exec work nor the exec: within 10 % + 2 ms.
+  // itself), not noisewatch's pre-exec work nor the exec: within 10 % + 2 ms. Below it by at most
+  // the run's steal: the pre-exec time is measured by the clock less the runqueue's steal, which
+  // at the execve can be up to a tick old (on a VM whose host is busy, the execve's own steal is
+  // the largest of the run: 0.2-0.7 ms short in a fresh-clone CI, with 0.8-2.6 ms of steal).
   for (const auto& run : rec["runs"]) {
     double cpu = double(run["cpu_ns"].get<uint64_t>());
-    EXPECT_GE(cpu, 40e6) << describe(run);
+    EXPECT_GE(cpu + double(run_source_time(run, "steal")), 40e6) << describe(run);
     EXPECT_LE(cpu, 40e6 * 1.10 + 2e6) << describe(run);
   }
 }

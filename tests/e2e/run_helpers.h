@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -98,6 +99,23 @@ inline std::string capture_output(const std::string& cmd) {
   ::pclose(p);
   return out;
 }
+
+// A copy of a workload under a name no other process on the machine has (other tests may run
+// the same workloads at the same time, and their time is rightly preemption): `c<pid><tag>`.
+struct UniqueCopy {
+  std::string dir, path, comm;
+  UniqueCopy(const std::string& binary, const std::string& tag) {
+    char tmpl[] = "/tmp/nw-e2e-copy-XXXXXX";
+    dir = mkdtemp(tmpl);
+    comm = "c" + std::to_string(getpid()) + tag;
+    path = dir + "/" + comm;
+    if (run({"/bin/cp", binary, path}).status != 0) throw std::runtime_error("cannot copy " + binary);
+  }
+  ~UniqueCopy() {
+    unlink(path.c_str());
+    rmdir(dir.c_str());
+  }
+};
 
 inline nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(test::slurp(path)); }
 

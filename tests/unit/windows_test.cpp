@@ -156,14 +156,29 @@ TEST(WindowOptions, ThresholdDurations) {
 
 TEST(WindowOptions, ContradictionsAreErrors) {
   runner::Plan p;
-  EXPECT_THROW(cli::apply_window_options(p, false, 2, "", ""), Error);  // --warmup-windows alone
-  EXPECT_THROW(cli::apply_window_options(p, true, -1, "", ""), Error);
-  EXPECT_THROW(cli::apply_window_options(p, true, std::nullopt, "", "5us"), Error);  // threshold alone
-  EXPECT_THROW(cli::apply_window_options(p, true, std::nullopt, "/nonexistent-dir/t.json", ""), Error);
-  cli::apply_window_options(p, true, 3, "", "");
+  using A = cli::WindowArgs;
+  EXPECT_THROW(cli::apply_window_options(p, A{false, "", 2, "", ""}), Error);  // --warmup-windows alone
+  EXPECT_THROW(cli::apply_window_options(p, A{true, "", -1, "", ""}), Error);
+  EXPECT_THROW(cli::apply_window_options(p, A{true, "", std::nullopt, "", "5us"}), Error);  // threshold alone
+  EXPECT_THROW(cli::apply_window_options(p, A{true, "", std::nullopt, "/nonexistent-dir/t.json", ""}), Error);
+  EXPECT_THROW(cli::apply_window_options(p, A{true, "bench", std::nullopt, "", ""}), Error);  // two ways at once
+  EXPECT_THROW(cli::apply_window_options(p, A{false, "/", std::nullopt, "", ""}), Error);    // no name
+  cli::apply_window_options(p, A{true, "", 3, "", ""});
   EXPECT_TRUE(p.windows);
   EXPECT_EQ(p.warmup_windows, 3);
   EXPECT_TRUE(p.timeline.empty());
+  EXPECT_TRUE(p.windows_exec.empty());
+}
+
+TEST(WindowOptions, ExecWindowsTakeTheKernelsName) {
+  runner::Plan p;
+  cli::apply_window_options(p, cli::WindowArgs{false, "./build/bench", 2, "", ""});
+  EXPECT_TRUE(p.windows);  // the window machinery, cut by execs
+  EXPECT_EQ(p.windows_exec, "bench");
+  EXPECT_EQ(p.warmup_windows, 2);
+  EXPECT_EQ(cli::exec_window_comm("python3"), "python3");
+  EXPECT_EQ(cli::exec_window_comm("/usr/bin/a_very_long_benchmark_name"), "a_very_long_ben");  // 15 bytes
+  EXPECT_EQ(cli::exec_window_comm("dir/bench/"), "bench");
 }
 
 RunRecord windows_record() {

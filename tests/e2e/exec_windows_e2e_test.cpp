@@ -1,0 +1,122 @@
+// End-to-end tests of --windows-exec: harnesses that start the benchmark as a new process for
+// every run (a shell loop, the real hyperfine), unchanged. Each run is a window from its execve
+// to its exit; the harness's own time between runs is in no window; a hog that strikes in the
+// middle is charged to the runs it overlapped.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "run_helpers.h"
+
+namespace nw::e2e {
+namespace {
+
+constexpr const char* kHyperfine = "/usr/bin/hyperfine";
+
+Proc run_exec_windows(const std::string& json, int runs, const std::string& comm,
+                      const std::vector<std::string>& bench) {
+  std::vector<std::string> argv{noisewatch(), "--cpu", "1", "--runs", std::to_string(runs), "--warmup", "0",
+                                "-q", "--json", json, "--windows-exec", comm, "--"};
+  argv.insert(argv.end(), bench.begin(), bench.end());
+  return run(argv);
+}
+
+TEST(ExecWindowsE2E, ShellLoopGivesOneWindowPerProcess) {
+  UniqueCopy spin(bin("nw_spin"), "x");
+  const std::string json = temp_path("exec-loop.json");
+  // Six 20 ms runs, the shell sleeping 30 ms between them: the sleeps are the harness's.
+  const std::string loop = "for i in 1 2 3 4 5 6; do " + spin.path + " 20; sleep 0.03; done";
+  Proc p = run_exec_windows(json, 2, spin.comm, {"/bin/sh", "-c", loop});
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto rec = load_json(json);
+  EXPECT_EQ(rec["windows_exec"], spin.comm);
+  ASSERT_EQ(rec["process_runs"].size(), 2u);
+  ASSERT_EQ(rec["runs"].size(), 12u) << rec["warnings"].dump();
+  for (const auto& w : rec["runs"]) {
+    SCOPED_TRACE(w.dump());
+    EXPECT_EQ(w["label"], spin.comm);
+    // The run's own 20 ms of CPU time, and nothing of the shell's sleeps around it.
+    const uint64_t wall = w["wall_ns"].get<uint64_t>();
+    EXPECT_GE(wall, 20'000'000u);
+    EXPECT_LE(wall, 60'000'000u);
+    EXPECT_LE(w["blocking_ns"].get<uint64_t>(), 500'000u + wall / 50);
+  }
+  // The process run holds the sleeps: the windows leave at least 5 x 30 ms of it out.
+  for (const auto& pr : rec["process_runs"]) {
+    uint64_t windows_wall = 0;
+    for (const auto& w : rec["runs"])
+      if (w["process_run"] == pr["process_run"]) windows_wall += w["wall_ns"].get<uint64_t>();
+    EXPECT_GE(pr["wall_ns"].get<uint64_t>(), windows_wall + 150'000'000u);
+    EXPECT_GE(pr["blocking_ns"].get<uint64_t>(), 150'000'000u);
+  }
+  std::filesystem::remove(json);
+}
+
+TEST(ExecWindowsE2E, ANameNoProcessRunsIsOneLineAndExit125) {
+  const std::string json = temp_path("exec-none.json");
+  Proc p = run_exec_windows(json, 1, "no_such_prog", {"/bin/true"});
+  EXPECT_EQ(p.status, 125) << p.err;
+  EXPECT_NE(p.err.find("--windows-exec no_such_prog"), std::string::npos) << p.err;
+  std::filesystem::remove(json);
+}
+
+// hyperfine's JSON: the wall time of each of its runs, in seconds.
+std::vector<double> hyperfine_times(const std::string& path) {
+  std::vector<double> t;
+  const auto j = load_json(path);
+  for (const auto& v : j["results"][0]["times"]) t.push_back(v.get<double>());
+  return t;
+}
+
+TEST(ExecWindowsE2E, HyperfineRunsAreTheWindowsAndAHogIsChargedToTheRunsItOverlapped) {
+  ASSERT_TRUE(std::filesystem::exists(kHyperfine)) << "install hyperfine (scripts/install-deps.sh test)";
+  constexpr int kRuns = 20;
+  UniqueCopy spin(bin("nw_spin"), "h");
+  const std::string json = temp_path("exec-hf.json"), times = temp_path("hf-times.json");
+  // A hog on the benchmark's CPU for 0.4 s, starting 1.2 s after noisewatch (its start-up, then
+  // about a third of the 20 runs of ~100 ms): the first and last runs are clean.
+  pid_t hog = spawn({"/bin/sh", "-c", "sleep 1.2; exec " + bin("nw_hog") + " 0.4 1"}, "/dev/null", "/dev/null");
+  Proc p = run_exec_windows(json, 1, spin.comm,
+                            {kHyperfine, "-N", "--style", "none", "--runs", std::to_string(kRuns), "--export-json",
+                             times, spin.path + " 100"});
+  int st = 0;
+  waitpid(hog, &st, 0);
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto rec = load_json(json);
+  auto hf = hyperfine_times(times);
+  ASSERT_EQ(hf.size(), size_t(kRuns)) << test::slurp(times) << p.out << p.err;
+  ASSERT_EQ(rec["runs"].size(), size_t(kRuns)) << rec["warnings"].dump();
+  // Each window is hyperfine's run: its wall time within 2 % of hyperfine's own figure (which
+  // also holds the fork, the execve's start and the reaping: about a millisecond here).
+  std::vector<uint64_t> hog_ns;
+  for (int i = 0; i < kRuns; ++i) {
+    const auto& w = rec["runs"][size_t(i)];
+    const double wall = double(w["wall_ns"].get<uint64_t>()), theirs = hf[size_t(i)] * 1e9;
+    EXPECT_NEAR(wall, theirs, 0.02 * theirs) << "run " << i;
+    EXPECT_LE(wall, theirs) << "run " << i << ": a window longer than hyperfine's measure of it";
+    hog_ns.push_back(run_source_time(w, "preemption:nw_hog"));
+  }
+  // The hog: charged to a contiguous stretch of runs in the middle, nowhere else.
+  int first = -1, last = -1;
+  uint64_t charged = 0;
+  for (int i = 0; i < kRuns; ++i) {
+    charged += hog_ns[size_t(i)];
+    if (hog_ns[size_t(i)] > 1'000'000) {
+      if (first < 0) first = i;
+      last = i;
+    }
+  }
+  ASSERT_GE(first, 0) << "the hog was charged to no run";
+  EXPECT_GE(first, 2) << "the hog started well after the first runs";
+  EXPECT_LE(last, kRuns - 3) << "the hog ended well before the last runs";
+  for (int i = first; i <= last; ++i) EXPECT_GT(hog_ns[size_t(i)], 0u) << "run " << i << " inside the hog's stretch";
+  // It shared the CPU with the benchmark for 0.4 s: roughly half of that is its, and all of it
+  // fell in runs except the gaps between them.
+  EXPECT_GE(charged, 100'000'000u);
+  EXPECT_LE(charged, 400'000'000u);
+  std::filesystem::remove(json);
+  std::filesystem::remove(times);
+}
+
+}  // namespace
+}  // namespace nw::e2e
