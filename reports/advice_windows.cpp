@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "knobs/catalogue.h"
+
 namespace nw::report {
 
 bool is_windows_record(const RunRecord& rec) {
@@ -23,20 +25,26 @@ void adapt_to_windows(const RunRecord& rec, std::vector<Recommendation>& recs) {
   const double per_process =
       process_runs.empty() ? 1.0 : std::max(1.0, double(rec.measured().size()) / double(process_runs.size()));
   static const std::regex runs_option("--runs (\\d+)"), warmup_option("--warmup (\\d+)");
+  // How this record's windows were cut, as the option that cuts them again.
+  const std::string mode = rec.windows_exec ? "--windows-exec " + knobs::shell_quote(*rec.windows_exec) : "--windows";
   for (auto& r : recs) {
     for (auto& cmd : r.commands) {
-      // `noisewatch [options] -- CMD`, not its other subcommands (check, tune, ...).
+      // `noisewatch [options] -- CMD`, not its other subcommands (check, tune, ...). Only
+      // noisewatch's own options change: the benchmark's (hyperfine --runs 20) stay as they are.
       if (!cmd.starts_with("noisewatch --")) continue;
+      const size_t sep = cmd.find(" -- ");
+      std::string head = cmd.substr(0, sep), tail = sep == std::string::npos ? "" : cmd.substr(sep);
       std::smatch m;
-      if (std::regex_search(cmd, m, runs_option)) {
+      if (std::regex_search(head, m, runs_option)) {
         // A number of windows wanted: as process runs of this benchmark's windows each.
         int wanted = std::stoi(m[1]);
-        cmd.replace(size_t(m.position(0)), size_t(m.length(0)),
-                    fmt::format("--runs {}", std::max(1, int(std::ceil(double(wanted) / per_process)))));
+        head.replace(size_t(m.position(0)), size_t(m.length(0)),
+                     fmt::format("--runs {}", std::max(1, int(std::ceil(double(wanted) / per_process)))));
       }
-      if (std::regex_search(cmd, m, warmup_option))
-        cmd.replace(size_t(m.position(0)), size_t(m.length(0)), "--warmup-windows " + m[1].str());
-      cmd.insert(std::string("noisewatch").size(), " --windows");
+      if (std::regex_search(head, m, warmup_option))
+        head.replace(size_t(m.position(0)), size_t(m.length(0)), "--warmup-windows " + m[1].str());
+      head.insert(std::string("noisewatch").size(), " " + mode);
+      cmd = head + tail;
     }
     if (r.id == "more-warmup") r.title = "Add warm-up windows: the first measured window was slow";
   }

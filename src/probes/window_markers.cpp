@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <numeric>
 #include <utility>
 
 #include <fmt/format.h>
@@ -132,12 +133,24 @@ WindowReadout WindowMarkers::read() const {
     m.implicit_end = w.flags & NW_WIN_IMPLICIT_END;
     m.from_fd = w.flags & NW_WIN_FROM_FD;
     m.from_exec = w.flags & NW_WIN_FROM_EXEC;
-    // A fork whose child ran something else, or had not run anything yet at the end.
-    m.not_a_run = w.flags & (NW_WIN_DISCARDED | NW_WIN_TENTATIVE);
     m.pid = w.pid;
-    out.windows.push_back(std::move(m));
+    // A fork whose child ran something else, or had not run anything yet at the end.
+    add_window_slot(out, std::move(m), !(w.flags & (NW_WIN_DISCARDED | NW_WIN_TENTATIVE)));
   }
   return out;
+}
+
+void add_window_slot(WindowReadout& out, WindowMark m, bool is_window) {
+  if (is_window) {
+    if (!out.slot_window.empty()) out.slot_window.push_back(uint32_t(out.windows.size() + 1));
+    out.windows.push_back(std::move(m));
+    return;
+  }
+  if (out.slot_window.empty()) {  // the first slot that is not a window: the ones before it were
+    out.slot_window.resize(out.windows.size());
+    std::iota(out.slot_window.begin(), out.slot_window.end(), 1u);
+  }
+  out.slot_window.push_back(0);
 }
 
 TimelineRing::TimelineRing(noise_bpf* skel) : skel_(skel) {

@@ -29,16 +29,28 @@ struct WindowMark {
   bool implicit_end = false;          // closed by the next begin, not by an end marker
   bool from_fd = false;
   bool from_exec = false;             // --windows-exec: a process that ran the command
-  bool not_a_run = false;             // --windows-exec: a fork whose child did not run it: skipped
   uint32_t pid = 0;
 };
 
 struct WindowReadout {
   std::vector<WindowMark> windows;  // in marking order; at most NW_MAX_WINDOWS
+  // The probe's window slots that were not windows (--windows-exec: a fork whose child ran
+  // something else) are left out of `windows`: slot k holds window slot_window[k] (k + 1 -> the
+  // number in `windows` + 1; 0: none). Empty when every slot is a window.
+  std::vector<uint32_t> slot_window;
+  // An event's window key (slot + 1, 0 outside) as a key into `windows` (+ 1, 0 outside).
+  uint32_t window_of(uint32_t key) const {
+    if (slot_window.empty() || key == 0) return key;
+    return key <= slot_window.size() ? slot_window[key - 1] : 0;
+  }
   uint64_t dropped = 0;             // begins past NW_MAX_WINDOWS, not measured
   uint64_t stray_ends = 0;          // end markers with no window open
   uint64_t marker_lines = 0;        // marker-fd writes the kernel recognised
 };
+
+// Adds the probe's next window slot to `out`: a window, or a slot that was none (it maps to no
+// window, and the windows after it are numbered as if it had never been).
+void add_window_slot(WindowReadout& out, WindowMark m, bool is_window);
 
 // A charged span at or above the timeline's threshold, as the ring buffer holds it.
 struct RawTimelineEvent {

@@ -135,7 +135,10 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     const std::optional<uint64_t> throttled = throttle.elapsed();
     std::vector<Neighbour> neighbours_ran = neighbours.after();
     probes::WindowReadout marks;
-    if (windows) marks = windows->finish(io, rec.warnings, i);
+    if (windows) {
+      marks = windows->finish(io, rec.warnings, i);
+      for (auto& e : events) e.window = marks.window_of(e.window);
+    }
     const SwitchCounts switches1 = probe.switches();
     const uint64_t cpu1 = probe.cpu_ns(), irq_running1 = probe.stolen_running_ns();
     probe.untrack_all();

@@ -11,7 +11,10 @@ namespace nw::runner {
 
 void record_timeline(timeline::Recording& tl, probes::NoiseProbe& probe, const RunRecord& rec, int process_run,
                      bool warmup, uint64_t start_ns, uint64_t end_ns, const probes::WindowReadout* marks) {
-  timeline::add_events(tl, probe.drain_timeline(), process_run);
+  auto events = probe.drain_timeline();
+  if (marks)
+    for (auto& e : events) e.window = marks->window_of(e.window);
+  timeline::add_events(tl, std::move(events), process_run);
   timeline::Span run;
   run.start_ns = start_ns;
   run.end_ns = end_ns;
@@ -31,7 +34,6 @@ void record_timeline(timeline::Recording& tl, probes::NoiseProbe& probe, const R
   }
   for (size_t k = 0; k < marks->windows.size(); ++k) {
     const auto& m = marks->windows[k];
-    if (m.not_a_run) continue;
     timeline::Span w;
     w.start_ns = m.begin_ns;
     w.end_ns = m.end_ns ? m.end_ns : end_ns;

@@ -27,11 +27,8 @@ WindowSplit split_windows(const std::vector<probes::NoiseEvent>& events, const p
   for (const auto& e : events)
     if (e.window) by_window[e.window].push_back(e);
   std::vector<int> implicit, unclosed;
-  int kept = 0;  // windows that are runs so far (--windows-exec skips forks that were not)
   for (size_t k = 0; k < marks.windows.size(); ++k) {
     const auto& m = marks.windows[k];
-    if (m.not_a_run) continue;
-    const int ordinal = kept++;
     if (!m.end_ns || m.end_ns < m.begin_ns) {
       unclosed.push_back(int(k));
       continue;
@@ -41,7 +38,7 @@ WindowSplit split_windows(const std::vector<probes::NoiseEvent>& events, const p
     s.index = info.first_index + int(out.windows.size());
     s.window = int(k);
     s.process_run = info.process_run;
-    s.warmup = info.warmup || ordinal < info.warmup_windows;
+    s.warmup = info.warmup || int(k) < info.warmup_windows;
     s.interrupted = info.interrupted;
     s.wall_ns = m.end_ns - m.begin_ns;
     s.label = window_label(m);

@@ -21,6 +21,13 @@ Proc run_exec_windows(const std::string& json, int runs, const std::string& comm
   return run(argv);
 }
 
+// Time is conserved in a window: what it was charged fits in its wall time.
+void expect_conserved(const nlohmann::json& w) {
+  uint64_t charged = 0;
+  for (const auto& n : w["noise"]) charged += n["time_ns"].get<uint64_t>();
+  EXPECT_LE(charged, w["wall_ns"].get<uint64_t>()) << w.dump();
+}
+
 TEST(ExecWindowsE2E, ShellLoopGivesOneWindowPerProcess) {
   UniqueCopy spin(bin("nw_spin"), "x");
   const std::string json = temp_path("exec-loop.json");
@@ -32,9 +39,13 @@ TEST(ExecWindowsE2E, ShellLoopGivesOneWindowPerProcess) {
   EXPECT_EQ(rec["windows_exec"], spin.comm);
   ASSERT_EQ(rec["process_runs"].size(), 2u);
   ASSERT_EQ(rec["runs"].size(), 12u) << rec["warnings"].dump();
-  for (const auto& w : rec["runs"]) {
+  for (size_t i = 0; i < rec["runs"].size(); ++i) {
+    const auto& w = rec["runs"][i];
     SCOPED_TRACE(w.dump());
     EXPECT_EQ(w["label"], spin.comm);
+    // Numbered 0-5 in each process run: the shell's `sleep` children were not windows.
+    EXPECT_EQ(w["window"], i % 6);
+    expect_conserved(w);
     // The run's own 20 ms of CPU time, and nothing of the shell's sleeps around it.
     const uint64_t wall = w["wall_ns"].get<uint64_t>();
     EXPECT_GE(wall, 20'000'000u);
@@ -94,6 +105,7 @@ TEST(ExecWindowsE2E, HyperfineRunsAreTheWindowsAndAHogIsChargedToTheRunsItOverla
     const double wall = double(w["wall_ns"].get<uint64_t>()), theirs = hf[size_t(i)] * 1e9;
     EXPECT_NEAR(wall, theirs, 0.02 * theirs) << "run " << i;
     EXPECT_LE(wall, theirs) << "run " << i << ": a window longer than hyperfine's measure of it";
+    expect_conserved(w);
     hog_ns.push_back(run_source_time(w, "preemption:nw_hog"));
   }
   // The hog: charged to a contiguous stretch of runs in the middle, nowhere else.

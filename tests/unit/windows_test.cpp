@@ -170,6 +170,24 @@ TEST(WindowOptions, ContradictionsAreErrors) {
   EXPECT_TRUE(p.windows_exec.empty());
 }
 
+TEST(WindowReadout, SlotsThatWereNotWindowsAreLeftOutAndNumberedAround) {
+  probes::WindowReadout r;
+  for (bool is_window : {true, false, true, false, false, true}) {
+    probes::WindowMark m;
+    m.begin_ns = r.windows.size();
+    probes::add_window_slot(r, m, is_window);
+  }
+  ASSERT_EQ(r.windows.size(), 3u);
+  EXPECT_EQ(r.windows[2].begin_ns, 2u);
+  // Event keys are slot + 1 (0 outside): slots 1, 3 and 4 were forks that ran something else.
+  const std::vector<uint32_t> want{0, 1, 0, 2, 0, 0, 3, 0};
+  for (uint32_t key = 0; key < want.size(); ++key) EXPECT_EQ(r.window_of(key), want[key]) << key;
+  probes::WindowReadout all;
+  for (int k = 0; k < 3; ++k) probes::add_window_slot(all, {}, true);
+  EXPECT_TRUE(all.slot_window.empty());
+  EXPECT_EQ(all.window_of(3), 3u);  // every slot a window: keys as they are
+}
+
 TEST(WindowOptions, ExecWindowsTakeTheKernelsName) {
   runner::Plan p;
   cli::apply_window_options(p, cli::WindowArgs{false, "./build/bench", 2, "", ""});
@@ -283,6 +301,12 @@ TEST(WindowAdvice, NoisewatchCommandsKeepWindowsAndCountProcessRuns) {
   EXPECT_EQ(recs[1].title, "Add warm-up windows: the first measured window was slow");
   EXPECT_EQ(recs[2].commands[0], "noisewatch check --duration 10");
   EXPECT_EQ(recs[2].commands[1], "noisewatch --windows --cpu 3 -- ./b");
+  // The benchmark's own options are its own; an exec-windows record cuts its windows again so.
+  rec.windows_exec = "bench";
+  std::vector<Recommendation> harness = {
+      {"more-runs", "Measure more runs", {"noisewatch --runs 95 -- hyperfine -N --runs 20 --warmup 2 ./bench"}, {}, false, "", 0}};
+  report::adapt_to_windows(rec, harness);
+  EXPECT_EQ(harness[0].commands[0], "noisewatch --windows-exec bench --runs 10 -- hyperfine -N --runs 20 --warmup 2 ./bench");
   // A record of process runs is left alone.
   RunRecord plain;
   plain.runs.resize(3);
