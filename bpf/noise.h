@@ -147,6 +147,7 @@ struct nw_task_info {
   __u64 cpu_base;
   __u64 held_since; /* ktime when the held child last got the CPU before its execve (0: off-CPU) */
   __u64 held_steal; /* its runqueue's steal then (rq_steal; 0: unknown) */
+  __u64 call_depth; /* --windows-at: calls of the function open on this thread */
   /* The page fault being handled: ktime of its start on this slice (or, paused, its CPU time so
    * far) and the CPU's stolen_total then; 0 outside a fault. */
   __u64 fault_start;
@@ -233,6 +234,7 @@ enum nw_window_flag {
   NW_WIN_FROM_EXEC = 16,   /* --windows-exec: a process that ran the command (`text`: its comm) */
   NW_WIN_TENTATIVE = 32,   /* --windows-exec: begun at a fork; a window once the child execs the command */
   NW_WIN_DISCARDED = 64,   /* --windows-exec: that child exec'd something else or exited: not a window */
+  NW_WIN_FROM_CALL = 128,  /* --windows-at: a call of the function (the outermost on its thread) */
 };
 
 /* One marked window (BPF_MAP_TYPE_ARRAY indexed by the window's number in its process run).

@@ -17,6 +17,8 @@
 //    first) to its exit, or to when its parent gets the CPU back if it is waiting then (it reaps
 //    the child and reads its clock). exec_window_* below; called by on_fork, on_exec, on_exit and
 //    on_switch. The harness's own time between them is outside every window.
+//  - --windows-at SYMBOL: a uprobe at the function's entry and a uretprobe at its return; the
+//    outermost call on a thread is a window (nested and recursive calls are inside it).
 // Windows are the process's, one at a time: a begin while a window is open closes it there
 // (flagged), an end with none open is counted as stray.
 #ifndef NOISEWATCH_WINDOWS_BPF_H
@@ -208,6 +210,30 @@ int on_usdt_end(struct pt_regs *ctx) {
   __u64 now = bpf_ktime_get_ns();
   if (!current_tracked()) return 0;
   window_end(now);
+  return 0;
+}
+
+// --windows-at: attached by user space to the function (every process running the binary; only
+// the benchmark's threads count).
+SEC("uprobe")
+int on_call_entry(struct pt_regs *ctx) {
+  struct nw_task_info *ti = tracked_info(bpf_get_current_task_btf());
+  if (!ti) return 0;
+  if (ti->call_depth++ == 0)
+    window_begin(bpf_ktime_get_ns(), 0, NW_WIN_FROM_CALL, 0, (__u32)bpf_get_current_pid_tgid());
+  return 0;
+}
+
+SEC("uretprobe")
+int on_call_return(struct pt_regs *ctx) {
+  __u64 now = bpf_ktime_get_ns();
+  struct nw_task_info *ti = tracked_info(bpf_get_current_task_btf());
+  if (!ti || !ti->call_depth) return 0;
+  if (--ti->call_depth == 0) {
+    // Only the window this thread opened (another thread's call may have ended it and begun its own).
+    struct nw_window *w = window_at(cur_window);
+    if (w && w->pid == (__u32)bpf_get_current_pid_tgid() && !w->end_ns) window_end(now);
+  }
   return 0;
 }
 

@@ -26,7 +26,10 @@ void adapt_to_windows(const RunRecord& rec, std::vector<Recommendation>& recs) {
       process_runs.empty() ? 1.0 : std::max(1.0, double(rec.measured().size()) / double(process_runs.size()));
   static const std::regex runs_option("--runs (\\d+)"), warmup_option("--warmup (\\d+)");
   // How this record's windows were cut, as the option that cuts them again.
-  const std::string mode = rec.windows_exec ? "--windows-exec " + knobs::shell_quote(*rec.windows_exec) : "--windows";
+  std::string mode = "--windows";
+  if (rec.windows_exec) mode = "--windows-exec " + knobs::shell_quote(*rec.windows_exec);
+  if (rec.windows_at && rec.windows_at->contains("spec") && (*rec.windows_at)["spec"].is_string())
+    mode = "--windows-at " + knobs::shell_quote((*rec.windows_at)["spec"].get<std::string>());
   for (auto& r : recs) {
     for (auto& cmd : r.commands) {
       // `noisewatch [options] -- CMD`, not its other subcommands (check, tune, ...). Only

@@ -36,7 +36,7 @@ T load(const T& field) {
 }  // namespace
 
 bool is_window_program(const std::string& section) {
-  return section == "usdt" || section == "tp_btf/sys_enter";
+  return section == "usdt" || section == "tp_btf/sys_enter" || section == "uprobe" || section == "uretprobe";
 }
 
 void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, const TimelineOptions& timeline) {
@@ -58,11 +58,11 @@ void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_co
   // program only for a benchmark without the USDT probes (attach_marker_fd): while attached, the
   // raw sys_enter tracepoint puts every system call of the machine on the traced path. None
   // loads without --windows.
-  for (bpf_program* p : {skel->progs.on_usdt_begin, skel->progs.on_usdt_end, skel->progs.on_marker_write})
+  for (bpf_program* p : {skel->progs.on_usdt_begin, skel->progs.on_usdt_end, skel->progs.on_marker_write,
+                         skel->progs.on_call_entry, skel->progs.on_call_return}) {
     bpf_program__set_autoload(p, windows);
-  bpf_program__set_autoattach(skel->progs.on_usdt_begin, false);
-  bpf_program__set_autoattach(skel->progs.on_usdt_end, false);
-  bpf_program__set_autoattach(skel->progs.on_marker_write, false);
+    bpf_program__set_autoattach(p, false);
+  }
 }
 
 WindowMarkers::~WindowMarkers() {
@@ -90,6 +90,20 @@ bool WindowMarkers::attach_usdt(const std::string& binary, std::string& why) {
   links_.push_back(begin);
   links_.push_back(end);
   return true;
+}
+
+void WindowMarkers::attach_calls(const std::string& binary, const std::string& function, uint64_t file_offset) {
+  // By offset, not by name: the symbol was found already (versioned libc names, which libbpf's
+  // own lookup refuses as ambiguous, included).
+  for (bool ret : {false, true}) {
+    LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = ret);
+    bpf_program* prog = ret ? skel_->progs.on_call_return : skel_->progs.on_call_entry;
+    bpf_link* l = bpf_program__attach_uprobe_opts(prog, -1, binary.c_str(), size_t(file_offset), &opts);
+    if (!l)
+      throw Error(fmt::format("--windows-at: cannot attach a {} to {} in {}: {}", ret ? "uretprobe" : "uprobe", function,
+                              binary, std::strerror(errno)));
+    links_.push_back(l);
+  }
 }
 
 void WindowMarkers::attach_marker_fd(int fd) {
@@ -133,6 +147,7 @@ WindowReadout WindowMarkers::read() const {
     m.implicit_end = w.flags & NW_WIN_IMPLICIT_END;
     m.from_fd = w.flags & NW_WIN_FROM_FD;
     m.from_exec = w.flags & NW_WIN_FROM_EXEC;
+    m.from_call = w.flags & NW_WIN_FROM_CALL;
     m.pid = w.pid;
     // A fork whose child ran something else, or had not run anything yet at the end.
     add_window_slot(out, std::move(m), !(w.flags & (NW_WIN_DISCARDED | NW_WIN_TENTATIVE)));

@@ -29,6 +29,7 @@ struct WindowMark {
   bool implicit_end = false;          // closed by the next begin, not by an end marker
   bool from_fd = false;
   bool from_exec = false;             // --windows-exec: a process that ran the command
+  bool from_call = false;             // --windows-at: a call of the function
   uint32_t pid = 0;
 };
 
@@ -79,6 +80,10 @@ class WindowMarkers {
   // Attaches the noisewatch:window_begin/end USDT probes of `binary` (for every process running
   // it; the programs keep to tracked tasks). False, with the reason, when it has none.
   bool attach_usdt(const std::string& binary, std::string& why);
+  // --windows-at: every outermost call of `function` (its symbol-table name, for messages; its
+  // code at `file_offset` in `binary`) by the benchmark's threads is a window. Throws nw::Error
+  // when the kernel refuses the uprobes.
+  void attach_calls(const std::string& binary, const std::string& function, uint64_t file_offset);
   // Watches the benchmark's writes to its marker fd `fd` (number in the benchmark).
   void attach_marker_fd(int fd);
   // The marker fd's number in the benchmark (-1: none).

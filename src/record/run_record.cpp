@@ -273,6 +273,7 @@ json to_json(const RunRecord& rec) {
   }
   if (rec.warmup_windows) j["warmup_windows"] = *rec.warmup_windows;
   if (rec.windows_exec) j["windows_exec"] = *rec.windows_exec;
+  if (rec.windows_at) j["windows_at"] = *rec.windows_at;
   if (rec.timeline) j["timeline"] = timeline_to_json(*rec.timeline);
   return j;
 }
@@ -540,6 +541,7 @@ RunRecord run_record_from_json(const json& j) {
     rec.warmup_windows = n;
   }
   if (j.contains("windows_exec") && j["windows_exec"].is_string()) rec.windows_exec = j["windows_exec"].get<std::string>();
+  if (j.contains("windows_at") && j["windows_at"].is_object()) rec.windows_at = j["windows_at"];
   if (j.contains("timeline") && !j["timeline"].is_null()) rec.timeline = timeline_from_json(j["timeline"]);
   rec.summary = summarize(rec);
   return rec;

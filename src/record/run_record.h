@@ -172,6 +172,8 @@ struct RunRecord {
   std::vector<RunSample> process_runs;
   std::optional<int> warmup_windows;   // set with --windows
   std::optional<std::string> windows_exec;  // --windows-exec COMM: the program whose runs are windows
+  // --windows-at: {"spec", "binary", "symbol", "function"}: the function whose calls are windows.
+  std::optional<nlohmann::json> windows_at;
   std::optional<TimelineSummary> timeline;
 
   std::vector<const RunSample*> measured() const;  // non-warmup, non-interrupted runs

@@ -35,6 +35,14 @@ struct Plan {
   // --windows-exec COMM (sets `windows` too): each process of the benchmark that execs COMM is a
   // window, from its execve to its exit. The kernel's name for it: at most 15 bytes.
   std::string windows_exec;
+  // --windows-at SYMBOL[@LIB] (sets `windows` too): every outermost call of the function is a
+  // window. `windows_at` as given; the function it names, once resolved (run_cli: before the run).
+  std::string windows_at;
+  struct CallSite {
+    std::string binary, symbol, shown;  // the file, its symbol-table name, demangled
+    uint64_t file_offset = 0;           // its code's offset in the file (the uprobes' place)
+  };
+  std::optional<CallSite> windows_call;
   int warmup_windows = 0;                   // --warmup-windows N
   std::string timeline;                     // --timeline FILE (Chrome trace-event JSON)
   uint64_t timeline_threshold_ns = 10'000;  // --timeline-threshold

@@ -21,6 +21,7 @@
 #include "runner/output.h"
 #include "runner/plan.h"
 #include "runner/session.h"
+#include "probes/call_symbol.h"
 #include "runner/window_options.h"
 #include "system/allowed_cpus.h"
 #include "system/cpu_selection.h"
@@ -185,11 +186,18 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
     fmt::print(stderr, "noisewatch: {}\n", found.message);
     return found.status;
   }
+  if (!plan.windows_at.empty()) {
+    probes::CallSymbol f = probes::resolve_call_symbol(plan.windows_at, found.path);
+    plan.windows_call = runner::Plan::CallSite{f.binary, f.name, f.shown, f.file_offset};
+  }
   bool tty = isatty(STDERR_FILENO);
   auto ready = [&] {
     if (a.quiet) return;
     fmt::print(stderr, "noisewatch: {}\n", plan.pin ? "pinned to " + plan.cpu_reason : plan.cpu_reason);
     if (plan.setup.any()) fmt::print(stderr, "noisewatch: the benchmark runs with {}\n", setup_text(plan.setup));
+    if (plan.windows_call)
+      fmt::print(stderr, "noisewatch: a window is each call of {} ({}, in {})\n", plan.windows_call->shown,
+                 plan.windows_call->symbol, plan.windows_call->binary);
   };
   auto progress = [&](const RunSample& s, int total) {
     if (a.quiet || !tty) return;

@@ -88,9 +88,14 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   for (const auto& u : probe.unavailable()) rec.add_unavailable(u.probe, u.reason);
   std::optional<WindowSession> windows;
   if (plan.windows) {
-    windows.emplace(*probe.markers(), lookup_command(plan.command[0]).path, plan.windows_exec);
+    windows.emplace(*probe.markers(), lookup_command(plan.command[0]).path, plan);
     rec.warmup_windows = plan.warmup_windows;
     if (!plan.windows_exec.empty()) rec.windows_exec = plan.windows_exec;
+    if (plan.windows_call)
+      rec.windows_at = nlohmann::json{{"spec", plan.windows_at},
+                                      {"binary", plan.windows_call->binary},
+                                      {"symbol", plan.windows_call->symbol},
+                                      {"function", plan.windows_call->shown}};
   }
   std::optional<timeline::Recording> tl;
   if (!plan.timeline.empty()) {

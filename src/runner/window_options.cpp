@@ -22,6 +22,10 @@ void add_window_options(CLI::App& sub, WindowArgs& a) {
                  "COMM: every process of the benchmark that execs COMM (its file name, as ps shows it) is a "
                  "repetition, from its execve to its exit, for harnesses that start a process per run: "
                  "noisewatch --windows-exec bench -- hyperfine -N -r 20 ./bench");
+  sub.add_option("--windows-at", a.windows_at,
+                 "SYMBOL[@LIB]: every call of the function SYMBOL by the benchmark (the outermost on its thread) "
+                 "is a repetition: a uprobe at its entry and its return. In the executable or a library it needs; "
+                 "C++ by mangled or demangled name (step, ns::step, ns::step(int))");
   sub.add_option("--warmup-windows", a.warmup_windows,
                  "with --windows or --windows-exec: the first N windows of each process run are warm-ups (kept in "
                  "the record, not measured)");
@@ -59,13 +63,16 @@ uint64_t parse_threshold_ns(const std::string& text) {
 }
 
 void apply_window_options(runner::Plan& p, const WindowArgs& a) {
-  if (a.windows && !a.windows_exec.empty())
-    throw Error("--windows and --windows-exec are two ways to cut the repetitions: choose one (--windows: the "
-                "benchmark marks its windows; --windows-exec COMM: each process running COMM is one)");
-  p.windows = a.windows || !a.windows_exec.empty();
+  if (int(a.windows) + int(!a.windows_exec.empty()) + int(!a.windows_at.empty()) > 1)
+    throw Error("--windows, --windows-exec and --windows-at are three ways to cut the repetitions: choose one "
+                "(--windows: the benchmark marks its windows; --windows-exec COMM: each process running COMM is "
+                "one; --windows-at SYMBOL: each call of the function is one)");
+  p.windows = a.windows || !a.windows_exec.empty() || !a.windows_at.empty();
   if (!a.windows_exec.empty()) p.windows_exec = exec_window_comm(a.windows_exec);
+  p.windows_at = a.windows_at;
   if (a.warmup_windows && !p.windows)
-    throw Error("--warmup-windows needs --windows or --windows-exec (it drops the first windows of each process run)");
+    throw Error("--warmup-windows needs --windows, --windows-exec or --windows-at (it drops the first windows of each "
+                "process run)");
   if (a.warmup_windows && *a.warmup_windows < 0)
     throw Error(fmt::format("--warmup-windows cannot be negative (got {})", *a.warmup_windows));
   p.warmup_windows = a.warmup_windows.value_or(0);

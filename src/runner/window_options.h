@@ -1,4 +1,4 @@
-// The run options of windows and the timeline: --windows, --windows-exec, --warmup-windows,
+// The run options of windows and the timeline: --windows, --windows-exec, --windows-at, --warmup-windows,
 // --timeline, --timeline-threshold (docs/contracts.md).
 #pragma once
 #include <cstdint>
@@ -15,6 +15,7 @@ namespace nw::cli {
 struct WindowArgs {
   bool windows = false;
   std::string windows_exec;
+  std::string windows_at;
   std::optional<int> warmup_windows;
   std::string timeline;
   std::string threshold;

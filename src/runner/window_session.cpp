@@ -33,9 +33,14 @@ size_t count_marker_lines(std::string& rest, const std::string& chunk) {
   return n;
 }
 
-WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& binary, const std::string& exec_comm)
-    : markers_(markers), exec_comm_(exec_comm) {
+WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& binary, const Plan& plan)
+    : markers_(markers), exec_comm_(plan.windows_exec) {
   if (!exec_comm_.empty()) return;
+  if (plan.windows_call) {
+    call_ = plan.windows_call->shown;
+    markers_.attach_calls(plan.windows_call->binary, plan.windows_call->symbol, plan.windows_call->file_offset);
+    return;
+  }
   usdt_ = markers_.attach_usdt(binary, usdt_why_);
   if (usdt_) return;  // one way of marking per benchmark: its USDT probes when it has them
   int p[2];
@@ -91,7 +96,7 @@ probes::WindowReadout WindowSession::finish(boost::asio::io_context& io, std::ve
   }
   drain_pipe();
   probes::WindowReadout r = markers_.read();
-  if (exec_comm_.empty() && lines_ != r.marker_lines)
+  if (exec_comm_.empty() && call_.empty() && lines_ != r.marker_lines)
     warnings.push_back(fmt::format(
         "process run {}: {} marker line(s) reached ${} but {} were seen at their write: write each line with "
         "a write(2) of its own (os.write, or flush after each line)",
@@ -100,6 +105,10 @@ probes::WindowReadout WindowSession::finish(boost::asio::io_context& io, std::ve
 }
 
 std::string WindowSession::no_window_message(int process_run) const {
+  if (!call_.empty())
+    return fmt::format("--windows-at: the benchmark never called {} in process run {} (or no call returned): "
+                       "choose a function each repetition calls",
+                       call_, process_run + 1);
   if (!exec_comm_.empty())
     return fmt::format(
         "--windows-exec {}: no process of the benchmark ran a program named {} in process run {}. Give the name "

@@ -10,6 +10,7 @@
 #include <boost/asio.hpp>
 
 #include "probes/window_markers.h"
+#include "runner/plan.h"
 
 namespace nw::runner {
 
@@ -27,7 +28,8 @@ class WindowSession {
   // marker pipe: its write end is inherited by the benchmark, its number in
   // $NOISEWATCH_MARKER_FD (set in noisewatch's own environment, which the benchmark inherits),
   // and its writes are watched.
-  WindowSession(probes::WindowMarkers& markers, const std::string& binary, const std::string& exec_comm = {});
+  // With a resolved --windows-at function, attaches its uprobes.
+  WindowSession(probes::WindowMarkers& markers, const std::string& binary, const Plan& plan);
   ~WindowSession();
   WindowSession(const WindowSession&) = delete;
   WindowSession& operator=(const WindowSession&) = delete;
@@ -48,6 +50,7 @@ class WindowSession {
   bool usdt_ = false;
   std::string usdt_why_;
   std::string exec_comm_;
+  std::string call_;  // --windows-at: the function, demangled
   std::string rest_;
   size_t lines_ = 0;
   std::unique_ptr<boost::asio::steady_timer> timer_;

@@ -19,24 +19,6 @@ using nw::test::slurp;
 constexpr int kWindows = 8, kProcessRuns = 2;
 constexpr const char* kChromium = "/usr/bin/chromium";
 
-// A hog on CPU 1, stopped: the benchmark continues it for its odd windows. Its weight (nice -10)
-// is above the benchmark's so that, on a machine shared with other work, it is the main noise.
-struct StoppedHog {
-  pid_t pid;
-  StoppedHog() {
-    pid = spawn({bin("nw_hog"), "300", "1"}, "/dev/null", "/dev/null");
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    kill(pid, SIGSTOP);
-    setpriority(PRIO_PROCESS, id_t(pid), -10);
-    setenv("NW_WATCH_PID", std::to_string(pid).c_str(), 1);
-  }
-  ~StoppedHog() {
-    unsetenv("NW_WATCH_PID");
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
-};
-
 // "k inner_ns outer_ns" lines the benchmark wrote: the hog's CPU time from just inside each
 // window's markers and from just outside them, per process run.
 struct Truth {

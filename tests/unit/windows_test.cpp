@@ -157,13 +157,18 @@ TEST(WindowOptions, ThresholdDurations) {
 TEST(WindowOptions, ContradictionsAreErrors) {
   runner::Plan p;
   using A = cli::WindowArgs;
-  EXPECT_THROW(cli::apply_window_options(p, A{false, "", 2, "", ""}), Error);  // --warmup-windows alone
-  EXPECT_THROW(cli::apply_window_options(p, A{true, "", -1, "", ""}), Error);
-  EXPECT_THROW(cli::apply_window_options(p, A{true, "", std::nullopt, "", "5us"}), Error);  // threshold alone
-  EXPECT_THROW(cli::apply_window_options(p, A{true, "", std::nullopt, "/nonexistent-dir/t.json", ""}), Error);
-  EXPECT_THROW(cli::apply_window_options(p, A{true, "bench", std::nullopt, "", ""}), Error);  // two ways at once
-  EXPECT_THROW(cli::apply_window_options(p, A{false, "/", std::nullopt, "", ""}), Error);    // no name
-  cli::apply_window_options(p, A{true, "", 3, "", ""});
+  EXPECT_THROW(cli::apply_window_options(p, A{false, "", "", 2, "", ""}), Error);  // --warmup-windows alone
+  EXPECT_THROW(cli::apply_window_options(p, A{true, "", "", -1, "", ""}), Error);
+  EXPECT_THROW(cli::apply_window_options(p, A{true, "", "", std::nullopt, "", "5us"}), Error);  // threshold alone
+  EXPECT_THROW(cli::apply_window_options(p, A{true, "", "", std::nullopt, "/nonexistent-dir/t.json", ""}), Error);
+  EXPECT_THROW(cli::apply_window_options(p, A{true, "bench", "", std::nullopt, "", ""}), Error);  // two ways at once
+  EXPECT_THROW(cli::apply_window_options(p, A{false, "/", "", std::nullopt, "", ""}), Error);    // no name
+  EXPECT_THROW(cli::apply_window_options(p, A{false, "bench", "step", std::nullopt, "", ""}), Error);
+  runner::Plan at;
+  cli::apply_window_options(at, A{false, "", "step@libfoo", 1, "", ""});
+  EXPECT_TRUE(at.windows);
+  EXPECT_EQ(at.windows_at, "step@libfoo");
+  cli::apply_window_options(p, A{true, "", "", 3, "", ""});
   EXPECT_TRUE(p.windows);
   EXPECT_EQ(p.warmup_windows, 3);
   EXPECT_TRUE(p.timeline.empty());
@@ -190,7 +195,7 @@ TEST(WindowReadout, SlotsThatWereNotWindowsAreLeftOutAndNumberedAround) {
 
 TEST(WindowOptions, ExecWindowsTakeTheKernelsName) {
   runner::Plan p;
-  cli::apply_window_options(p, cli::WindowArgs{false, "./build/bench", 2, "", ""});
+  cli::apply_window_options(p, cli::WindowArgs{false, "./build/bench", "", 2, "", ""});
   EXPECT_TRUE(p.windows);  // the window machinery, cut by execs
   EXPECT_EQ(p.windows_exec, "bench");
   EXPECT_EQ(p.warmup_windows, 2);

@@ -1,0 +1,70 @@
+// A benchmark harness with no markers, for --windows-at: `nw_calls CALLS CHUNKS [TRUTHFILE]`.
+// main() calls work::step CALLS times; each call does CHUNKS loops of 10,000 additions and calls
+// itself once more (a nested call, inside the outer one's window). With NW_WATCH_PID set (a
+// stopped CPU hog on the benchmark's CPU), the hog is continued for the odd calls and stopped
+// again before the next one. With TRUTHFILE, one line per call: "k ns hog_ns", the call's own
+// duration (CLOCK_MONOTONIC, read inside it) and the hog's CPU time during it.
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nw_watch.h"
+
+namespace work {
+
+volatile unsigned long sink;
+
+__attribute__((noinline)) void step(int depth, long chunks) {
+  for (long c = 0; c < chunks; ++c)
+    for (int i = 0; i < 10000; ++i) sink = sink + unsigned(i);
+  if (depth > 0) step(depth - 1, chunks / 4);
+  asm volatile("" ::: "memory");  // not a tail call: the nested call returns here
+}
+
+}  // namespace work
+
+static unsigned long long now_ns() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+// Waits until the hog is stopped (state T), so none of its running leaks into the next call.
+static void wait_stopped(const char* pid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%s/stat", pid);
+  for (int tries = 0; tries < 100000; ++tries) {
+    FILE* f = fopen(path, "r");
+    if (!f) return;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char* p = strrchr(buf, ')');
+    if (p && (p[2] == 'T' || p[2] == 't')) return;
+    usleep(100);
+  }
+}
+
+int main(int argc, char** argv) {
+  int calls = argc > 1 ? atoi(argv[1]) : 10;
+  long chunks = argc > 2 ? atol(argv[2]) : 3000;
+  FILE* truth = argc > 3 ? fopen(argv[3], "a") : nullptr;
+  const char* hog = getenv("NW_WATCH_PID");
+  for (int k = 0; k < calls; ++k) {
+    bool noisy = hog && k % 2 == 1;
+    if (noisy) kill(atoi(hog), SIGCONT);
+    unsigned long long h0 = nw_watched_runtime(), t0 = now_ns();
+    work::step(1, chunks);
+    unsigned long long t1 = now_ns(), h1 = nw_watched_runtime();
+    if (noisy) {
+      kill(atoi(hog), SIGSTOP);
+      wait_stopped(hog);
+    }
+    if (truth) fprintf(truth, "%d %llu %llu\n", k, t1 - t0, h1 - h0);
+  }
+  if (truth) fclose(truth);
+  return 0;
+}
