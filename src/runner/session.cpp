@@ -234,6 +234,8 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     }
   }
   if (tl) finish_timeline(*tl, probe, rec, plan.timeline);
+  if (windows)
+    if (auto w = windows->cost_warning(rec.runs)) rec.warnings.push_back(*w);
   rec.lost_events = probe.lost_events() - lost_at_start;
   rec.summary = summarize(rec);
   return out;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -102,6 +103,22 @@ probes::WindowReadout WindowSession::finish(boost::asio::io_context& io, std::ve
         "a write(2) of its own (os.write, or flush after each line)",
         process_run + 1, lines_, kMarkerFdEnv, r.marker_lines));
   return r;
+}
+
+std::optional<std::string> WindowSession::cost_warning(const std::vector<RunSample>& runs) const {
+  if (call_.empty()) return std::nullopt;
+  std::vector<uint64_t> walls;
+  for (const auto& r : runs)
+    if (r.window && !r.warmup) walls.push_back(r.wall_ns);
+  if (walls.empty()) return std::nullopt;
+  std::nth_element(walls.begin(), walls.begin() + long(walls.size() / 2), walls.end());
+  const uint64_t median = walls[walls.size() / 2];
+  if (median >= 100 * kCallWindowCostNs) return std::nullopt;
+  return fmt::format(
+      "--windows-at: the calls of {} last {:.1f} us (median), less than 100 times what the two uprobes around each "
+      "cost on a VM (about {} us, bench/RESULTS.md): that cost is a visible part of every window. Choose a function "
+      "that does more per call (the one that calls it in a loop)",
+      call_, double(median) / 1e3, kCallWindowCostNs / 1000);
 }
 
 std::string WindowSession::no_window_message(int process_run) const {

@@ -2,6 +2,7 @@
 // run marked. The kernel side (bpf/windows.bpf.h) does the marking itself.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,9 +11,16 @@
 #include <boost/asio.hpp>
 
 #include "probes/window_markers.h"
+#include "record/run_record.h"
 #include "runner/plan.h"
 
 namespace nw::runner {
+
+// What one --windows-at window costs the benchmark: a uprobe at the function's entry and one at
+// its return, measured on this project's VMs (bench/RESULTS.md, "Function windows": 21.6-23.5 us;
+// an uprobe is a trap, far cheaper on bare metal). Windows shorter than 100 times that are warned
+// about: the probes' own time is then a visible part of them.
+inline constexpr uint64_t kCallWindowCostNs = 22'000;
 
 // The environment variable that tells the benchmark which fd to write its marker lines to.
 inline constexpr const char* kMarkerFdEnv = "NOISEWATCH_MARKER_FD";
@@ -41,6 +49,8 @@ class WindowSession {
   probes::WindowReadout finish(boost::asio::io_context& io, std::vector<std::string>& warnings, int process_run);
   // The error for a process run that marked no window: how to mark one.
   std::string no_window_message(int process_run) const;
+  // --windows-at: a warning when the measured windows are short beside the uprobes' cost.
+  std::optional<std::string> cost_warning(const std::vector<RunSample>& runs) const;
 
  private:
   void drain_pipe();
