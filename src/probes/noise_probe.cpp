@@ -288,6 +288,8 @@ void NoiseProbe::untrack_all() {
   }
 }
 
+void NoiseProbe::begin_run() { __atomic_store_n(&impl_->skel->bss->idle_since, 0, __ATOMIC_RELAXED); }
+
 std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
   const size_t ncpus = size_t(impl_->ncpus);
   // Per (key, CPU): the hash, the fixed slots and the preemption cache can each hold a part.

@@ -65,6 +65,9 @@ class NoiseProbe {
   void set_watched(int cpu, bool on);
   // Forget every tracked task and reset per-CPU bookkeeping (between repetitions).
   void untrack_all();
+  // Just before the held child's release: the benchmark has not begun, so a blocking span open
+  // now (the child blocked waiting for its release after it was tracked) is not its blocking.
+  void begin_run();
   // Per source and CPU since the last collect(reset=true).
   std::vector<NoiseEvent> collect(bool reset = true);
   // Events that could not be recorded (maps full, etc.) since the probe was loaded.

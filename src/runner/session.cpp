@@ -134,6 +134,9 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     // Outside the cgroup's throttle window: the snapshots are noisewatch's own CPU time.
     neighbours.before(child.pid());
     throttle.start();
+    // (A child preempted on its way to waiting for the release, tracked meanwhile, opened a
+    // blocking span when it blocked: noisewatch's work since then is not the benchmark's.)
+    probe.begin_run();
     ChildResult r = repetition.run(child);
 
     auto events = probe.collect(true);
