@@ -19,16 +19,17 @@ void add_window_options(CLI::App& sub, WindowArgs& a) {
                "(include/noisewatch/markers.h) or lines \"begin\"/\"end\" written to the fd in "
                "$NOISEWATCH_MARKER_FD; --runs still counts process runs");
   sub.add_option("--windows-exec", a.windows_exec,
-                 "COMM: every process of the benchmark that execs COMM (its file name, as ps shows it) is a "
-                 "repetition, from its execve to its exit, for harnesses that start a process per run: "
+                 "COMM: every process of the benchmark that runs COMM (its file name, as ps shows it) is a "
+                 "repetition, timed as its harness times it (from its fork to its exit, or until its parent reaps "
+                 "it), for harnesses that start a process per run: "
                  "noisewatch --windows-exec bench -- hyperfine -N -r 20 ./bench");
   sub.add_option("--windows-at", a.windows_at,
                  "SYMBOL[@LIB]: every call of the function SYMBOL by the benchmark (the outermost on its thread) "
                  "is a repetition: a uprobe at its entry and its return. In the executable or a library it needs; "
                  "C++ by mangled or demangled name (step, ns::step, ns::step(int))");
   sub.add_option("--warmup-windows", a.warmup_windows,
-                 "with --windows or --windows-exec: the first N windows of each process run are warm-ups (kept in "
-                 "the record, not measured)");
+                 "with --windows, --windows-exec or --windows-at: the first N windows of each process run are "
+                 "warm-ups (kept in the record, not measured)");
   sub.add_option("--timeline", a.timeline,
                  "write timestamped noise events, windows and runs to FILE as Chrome trace-event JSON "
                  "(Perfetto UI, chrome://tracing); the record keeps a summary for the HTML report");
