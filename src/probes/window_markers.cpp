@@ -146,8 +146,6 @@ WindowReadout WindowMarkers::read() const {
     if (w.flags & NW_WIN_TEXT_LABEL) m.text_label.assign(w.text, strnlen(w.text, sizeof w.text));
     m.implicit_end = w.flags & NW_WIN_IMPLICIT_END;
     m.from_fd = w.flags & NW_WIN_FROM_FD;
-    m.from_exec = w.flags & NW_WIN_FROM_EXEC;
-    m.from_call = w.flags & NW_WIN_FROM_CALL;
     m.pid = w.pid;
     // A fork whose child ran something else, or had not run anything yet at the end.
     add_window_slot(out, std::move(m), !(w.flags & (NW_WIN_DISCARDED | NW_WIN_TENTATIVE)));

@@ -28,8 +28,6 @@ struct WindowMark {
   std::string text_label;             // "begin LABEL" on the marker fd
   bool implicit_end = false;          // closed by the next begin, not by an end marker
   bool from_fd = false;
-  bool from_exec = false;             // --windows-exec: a process that ran the command
-  bool from_call = false;             // --windows-at: a call of the function
   uint32_t pid = 0;
 };
 

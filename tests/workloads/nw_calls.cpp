@@ -37,22 +37,6 @@ static unsigned long long now_ns() {
   return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
 }
 
-// Waits until the hog is stopped (state T), so none of its running leaks into the next call.
-static void wait_stopped(const char* pid) {
-  char path[64], buf[512];
-  snprintf(path, sizeof path, "/proc/%s/stat", pid);
-  for (int tries = 0; tries < 100000; ++tries) {
-    FILE* f = fopen(path, "r");
-    if (!f) return;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char* p = strrchr(buf, ')');
-    if (p && (p[2] == 'T' || p[2] == 't')) return;
-    usleep(100);
-  }
-}
-
 int main(int argc, char** argv) {
   int calls = argc > 1 ? atoi(argv[1]) : 10;
   long chunks = argc > 2 ? atol(argv[2]) : 3000;

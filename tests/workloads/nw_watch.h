@@ -4,6 +4,8 @@
 #define NW_WATCH_H
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static unsigned long long nw_watched_runtime(void) {
   const char* pid = getenv("NW_WATCH_PID");
@@ -26,6 +28,23 @@ static void nw_watch_report(unsigned long long start) {
   if (f) {
     fprintf(f, "%llu\n", nw_watched_runtime() - start);
     fclose(f);
+  }
+}
+
+/* Waits until the hog PID is stopped (state T), so none of its running leaks into the
+ * next window or call. */
+static void wait_stopped(const char* pid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%s/stat", pid);
+  for (int tries = 0; tries < 100000; ++tries) {
+    FILE* f = fopen(path, "r");
+    if (!f) return;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char* p = strrchr(buf, ')');
+    if (p && (p[2] == 'T' || p[2] == 't')) return;
+    usleep(100);
   }
 }
 #endif
