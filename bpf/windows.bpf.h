@@ -19,6 +19,8 @@
 //    on_switch. The harness's own time between them is outside every window.
 //  - --windows-at SYMBOL: a uprobe at the function's entry and a uretprobe at its return; the
 //    outermost call on a thread is a window (nested and recursive calls are inside it).
+//  - --windows gbench: Google Benchmark's State::StartKeepRunning() to FinishKeepRunning(), each
+//    labelled with its iteration count; user space names them from the benchmark's JSON output.
 // Windows are the process's, one at a time: a begin while a window is open closes it there
 // (flagged), an end with none open is counted as stray.
 #ifndef NOISEWATCH_WINDOWS_BPF_H
@@ -44,6 +46,14 @@ const volatile char windows_exec_comm[NW_LABEL_LEN] = {};
 __u32 exec_window_pid;
 __u32 exec_window_tentative;
 __u32 exec_window_closer;
+// --windows-at and --windows gbench: the window's label is the integer at this byte offset from
+// the function's first argument (-1: none). Google Benchmark's State::StartKeepRunning(): `this`,
+// whose max_iterations (offset 16 in 1.7.1 and in current releases) tells a repetition from the
+// iteration-count search before it.
+const volatile __s32 call_label_offset = -1;
+// --windows gbench: the threads of a ->Threads(N) benchmark each start their State together; a
+// start while another thread's window is open joins that window (its opener ends it).
+const volatile bool call_window_shared = false;
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -214,13 +224,24 @@ int on_usdt_end(struct pt_regs *ctx) {
 }
 
 // --windows-at: attached by user space to the function (every process running the binary; only
-// the benchmark's threads count).
+// the benchmark's threads count). --windows gbench attaches on_call_return as a uprobe at the entry
+// of State::FinishKeepRunning() instead: the window is what Google Benchmark times.
 SEC("uprobe")
 int on_call_entry(struct pt_regs *ctx) {
   struct nw_task_info *ti = tracked_info(bpf_get_current_task_btf());
   if (!ti) return 0;
-  if (ti->call_depth++ == 0)
-    window_begin(bpf_ktime_get_ns(), 0, NW_WIN_FROM_CALL, 0, (__u32)bpf_get_current_pid_tgid());
+  if (ti->call_depth++ != 0) return 0;
+  __u64 now = bpf_ktime_get_ns();
+  if (call_window_shared) {
+    struct nw_window *open = window_at(cur_window);
+    if (open && !open->end_ns) return 0;
+  }
+  __s64 label = 0;
+  __u32 flags = NW_WIN_FROM_CALL;
+  if (call_label_offset >= 0 &&
+      !bpf_probe_read_user(&label, sizeof label, (const void *)(PT_REGS_PARM1(ctx) + call_label_offset)))
+    flags |= NW_WIN_LABEL;
+  window_begin(now, label, flags, 0, (__u32)bpf_get_current_pid_tgid());
   return 0;
 }
 

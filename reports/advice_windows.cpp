@@ -30,6 +30,8 @@ void adapt_to_windows(const RunRecord& rec, std::vector<Recommendation>& recs) {
   if (rec.windows_exec) mode = "--windows-exec " + knobs::shell_quote(*rec.windows_exec);
   if (rec.windows_at && rec.windows_at->contains("spec") && (*rec.windows_at)["spec"].is_string())
     mode = "--windows-at " + knobs::shell_quote((*rec.windows_at)["spec"].get<std::string>());
+  if (rec.windows_harness && rec.windows_harness->contains("name") && (*rec.windows_harness)["name"].is_string())
+    mode = "--windows " + knobs::shell_quote((*rec.windows_harness)["name"].get<std::string>());
   for (auto& r : recs) {
     for (auto& cmd : r.commands) {
       // `noisewatch [options] -- CMD`, not its other subcommands (check, tune, ...). Only

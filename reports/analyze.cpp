@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "reports/advice.h"
+#include "reports/labels.h"
 #include "reports/report.h"
 
 namespace nw::report {
@@ -38,6 +39,7 @@ Analysis analyze(const RunRecord& rec) {
   a.leads = neighbour_leads(rec, a.attribution);
   NarrativeInput story{rec, a.attribution, a.patterns, a.split, a.leads};
   a.engine_warnings = warnings(story);
+  if (auto w = mixed_labels_warning(label_rows(rec))) a.engine_warnings.insert(a.engine_warnings.begin(), *w);
   a.headline = headline(story);
   a.warnings.insert(a.warnings.end(), a.engine_warnings.begin(), a.engine_warnings.end());
   a.recommendations = recommend({rec, a.attribution.rows, a.patterns, a.split, a.attribution.attributable, a.leads});

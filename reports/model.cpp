@@ -72,6 +72,9 @@ void chart_runs(const RunRecord& rec, const Analysis& a, ReportModel& m) {
   for (size_t i = 0; i < matrix.runs(); ++i) {
     RunBar bar;
     bar.run = matrix.run_index[i];
+    if (auto it = std::find_if(rec.runs.begin(), rec.runs.end(), [&](const RunSample& r) { return r.index == bar.run; });
+        it != rec.runs.end())
+      bar.label = label_text(it->label);
     bar.wall_ns = matrix.wall_ns[i];
     bar.outlier = outliers.count(bar.run) > 0;
     bar.stolen_ns.assign(m.chart_series.size(), 0.0);
@@ -119,6 +122,7 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
   m.advice = advice_groups(a.recommendations);
   m.unavailable = rec.unavailable;
   chart_runs(rec, a, m);
+  m.labels = label_rows(rec);
   m.timeline = rec.timeline;
   return m;
 }

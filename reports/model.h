@@ -8,6 +8,7 @@
 
 #include "record/run_record.h"
 #include "reports/analysis.h"
+#include "reports/labels.h"
 
 namespace nw::report {
 
@@ -27,6 +28,7 @@ struct SourceRow {
 
 struct RunBar {
   int run = 0;
+  std::string label;  // the window's label, if it has one
   double wall_ns = 0;
   bool outlier = false;
   std::vector<double> stolen_ns;  // aligned with ReportModel::chart_series
@@ -63,6 +65,8 @@ struct ReportModel {
   // The undisturbed run time: min over runs of (wall - stolen). Wall time above it is what the
   // noise cost each run, on the same scale as the stolen-time bars.
   double baseline_ns = 0;
+  // Windows by label (reports/labels.h); empty when they have none.
+  std::vector<LabelRow> labels;
   // --timeline: the record's summary, for the timeline chart.
   std::optional<TimelineSummary> timeline;
 };

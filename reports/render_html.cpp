@@ -86,6 +86,15 @@ std::string render_html(const ReportModel& m) {
                    s.runs, esc(format_duration(s.mean_ns)), esc(format_duration(s.median_ns)),
                    esc(format_duration(s.min_ns)), esc(format_duration(s.max_ns)), esc(format_duration(s.stddev_ns)),
                    esc(format_percent(s.cv, 2)));
+  if (!m.labels.empty()) {
+    h += "<h2>Windows by label</h2>\n<table class=\"labels\"><tr><th>label</th><th>windows</th><th>median</th>"
+         "<th>CV</th><th>stolen/window</th></tr>\n";
+    for (const auto& r : m.labels)
+      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       esc(r.label.empty() ? "(none)" : r.label), r.windows, esc(format_duration(r.median_ns)),
+                       esc(format_percent(r.cv, 2)), esc(format_duration(r.mean_stolen_ns)));
+    h += "</table>\n";
+  }
 
   h += "<h2>Stolen time per run</h2>\n";
   h += "<p class=\"legend\"><span><i style=\"background:#9e9e9e\"></i>wall time over the undisturbed time (min of wall − stolen)</span>";

@@ -58,6 +58,14 @@ std::string render_markdown(const ReportModel& m) {
                    format_duration(s.median_ns), format_duration(s.min_ns), format_duration(s.max_ns),
                    format_duration(s.stddev_ns), format_percent(s.cv, 2)));
   line();
+  if (!m.labels.empty()) {
+    line("| label | windows | median | CV | stolen/window |");
+    line("|---|---:|---:|---:|---:|");
+    for (const auto& r : m.labels)
+      line(fmt::format("| `{}` | {} | {} | {} | {} |", markdown_cell(r.label.empty() ? "(none)" : r.label), r.windows,
+                       format_duration(r.median_ns), format_percent(r.cv, 2), format_duration(r.mean_stolen_ns)));
+    line();
+  }
   if (!m.sources.empty()) {
     line("| source | share of variance | 95 % interval | time/run | % of run | count/run | max |");
     line("|---|---:|---:|---:|---:|---:|---:|");

@@ -60,6 +60,16 @@ std::string render_text(const ReportModel& m, bool color) {
                    format_duration(s.mean_ns), format_duration(s.median_ns), format_duration(s.min_ns),
                    format_duration(s.max_ns), format_duration(s.stddev_ns), format_percent(s.cv, 2)));
   line();
+  if (!m.labels.empty()) {
+    line(paint("Windows by label", bold));
+    size_t w = 5;
+    for (const auto& r : m.labels) w = std::max(w, r.label.size());
+    line(fmt::format("  {:<{}}  {:>7}  {:>10}  {:>7}  {:>13}", "label", w, "windows", "median", "CV", "stolen/window"));
+    for (const auto& r : m.labels)
+      line(fmt::format("  {:<{}}  {:>7}  {:>10}  {:>7}  {:>13}", r.label.empty() ? "(none)" : r.label, w, r.windows,
+                       format_duration(r.median_ns), format_percent(r.cv, 2), format_duration(r.mean_stolen_ns)));
+    line();
+  }
 
   if (!m.sources.empty()) {
     line(paint("Sources", bold) + " (ranked by share of the run-to-run variance; 95 % bootstrap interval)");

@@ -1,4 +1,4 @@
-// `noisewatch report RUN.json [--format F] [-o FILE]`: re-render a saved run.
+// `noisewatch report RUN.json [--format F] [-o FILE] [--label L]`: re-render a saved run.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,6 +12,7 @@
 #include "cli/format_option.h"
 #include "common/errors.h"
 #include "common/output.h"
+#include "reports/labels.h"
 #include "reports/report.h"
 
 namespace nw::cli {
@@ -19,7 +20,7 @@ namespace nw::cli {
 namespace {
 
 struct ReportOptions {
-  std::string input, format = "text", output;
+  std::string input, format = "text", output, label;
 };
 
 int run_report(const ReportOptions& o) {
@@ -31,6 +32,7 @@ int run_report(const ReportOptions& o) {
   } catch (const std::runtime_error& e) {
     throw Error(fmt::format("{} (pass a RUN.json written by `noisewatch --json`)", e.what()));
   }
+  if (!o.label.empty()) rec = report::only_label(rec, o.label);
   bool to_file = !o.output.empty() && o.output != "-";
   write_document(report::render(rec, format, !to_file && use_color(stdout)), o.output);
   return 0;
@@ -44,6 +46,9 @@ void register_report(CLI::App& app, Action& action) {
   sub->add_option("RUN.json", opts->input, "run report written by `noisewatch --json FILE`")->required();
   add_format_option(sub, opts->format, report::format_names(), report::format_choices());
   sub->add_option("-o,--output", opts->output, "write the report to FILE instead of stdout");
+  sub->add_option("--label", opts->label,
+                  "analyse only the windows with this label (a Google Benchmark name with --windows gbench, or a "
+                  "\"begin LABEL\" marker's), e.g. --label BM_Sort/1024");
   sub->callback([&action, opts] { action = [opts]() -> int { return run_report(*opts); }; });
 }
 

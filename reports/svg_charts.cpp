@@ -70,17 +70,18 @@ std::string runs_chart_svg(const ReportModel& m) {
     const auto& r = m.runs[i];
     double x0 = left + group * double(i) + group * 0.08;
     double excess = r.wall_ns - m.baseline_ns;
+    const std::string named = r.label.empty() ? "" : " (" + escape_xml(r.label) + ")";
     s += fmt::format("<rect class=\"wall\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
-                     "<title>run {}: wall {} (+{} over the undisturbed time)</title></rect>\n",
-                     x0, y(excess), bar, y(0) - y(excess), kWall, r.run, escape_xml(format_duration(r.wall_ns)),
+                     "<title>run {}{}: wall {} (+{} over the undisturbed time)</title></rect>\n",
+                     x0, y(excess), bar, y(0) - y(excess), kWall, r.run, named, escape_xml(format_duration(r.wall_ns)),
                      escape_xml(format_duration(excess)));
     double base = 0;
     for (size_t k = 0; k < r.stolen_ns.size(); ++k) {
       double v = r.stolen_ns[k];
       if (v <= 0) continue;
       s += fmt::format("<rect class=\"stolen\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
-                       "<title>run {}: {} {}</title></rect>\n",
-                       x0 + bar, y(base + v), bar, y(base) - y(base + v), series_color(k, m.chart_series[k]), r.run,
+                       "<title>run {}{}: {} {}</title></rect>\n",
+                       x0 + bar, y(base + v), bar, y(base) - y(base + v), series_color(k, m.chart_series[k]), r.run, named,
                        escape_xml(m.chart_series[k]), escape_xml(format_duration(v)));
       base += v;
     }

@@ -17,8 +17,10 @@ RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev 
 # python3-jsonschema (the timeline's trace file is checked against the trace-event format);
 # podman (check inside a real container, on the machine's own root: no image registry) with runc,
 # as crun refuses cgroup v1 hierarchies beside a v2 tree that holds a controller (hybrid mode);
-# hyperfine (--windows-exec is tested on its runs).
-TEST=(libgtest-dev libgmock-dev prometheus chromium libclang-rt-14-dev python3-jsonschema podman runc hyperfine)
+# hyperfine (--windows-exec is tested on its runs); libbenchmark-dev (--windows gbench, on a
+# Google Benchmark binary built with the tests).
+TEST=(libgtest-dev libgmock-dev prometheus chromium libclang-rt-14-dev python3-jsonschema podman runc hyperfine
+      libbenchmark-dev)
 # Benchmarks: perf stat and bpftrace, the anchors bench/overhead.sh prints beside noisewatch's
 # start-up (bpftrace also reads check's thread run times there); jq and curl, with which it reads
 # the records and scrapes the agent; hyperfine, to time commands by hand.

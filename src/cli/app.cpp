@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "common/errors.h"
+#include "runner/window_options.h"
 
 namespace nw::cli {
 
@@ -81,6 +83,14 @@ int main(int argc, char** argv) {
     trailing_storage().assign(dd + 1, args.end());
     args.erase(dd, args.end());
   }
+  // `--windows gbench` as `--windows=gbench`: --windows alone stays a flag, so the word after it
+  // is the benchmark's command unless it names a harness.
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--windows" && std::find(std::begin(kWindowHarnesses), std::end(kWindowHarnesses), args[i + 1]) !=
+                                            std::end(kWindowHarnesses)) {
+      args[i] += "=" + args[i + 1];
+      args.erase(args.begin() + long(i) + 1);
+    }
   if (args.size() < 2) {
     std::fputs(app.help().c_str(), stdout);
     return 0;

@@ -39,8 +39,11 @@ bool is_window_program(const std::string& section) {
   return section == "usdt" || section == "tp_btf/sys_enter" || section == "uprobe" || section == "uretprobe";
 }
 
-void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, const TimelineOptions& timeline) {
+void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, const CallWindowOptions& call,
+                       const TimelineOptions& timeline) {
   skel->rodata->windows_on = windows;
+  skel->rodata->call_label_offset = call.label_offset;
+  skel->rodata->call_window_shared = call.shared;
   skel->rodata->windows_exec_on = windows && !exec_comm.empty();
   std::memset(const_cast<char*>(skel->rodata->windows_exec_comm), 0, sizeof skel->rodata->windows_exec_comm);
   std::memcpy(const_cast<char*>(skel->rodata->windows_exec_comm), exec_comm.data(),
@@ -102,6 +105,22 @@ void WindowMarkers::attach_calls(const std::string& binary, const std::string& f
     if (!l)
       throw Error(fmt::format("--windows-at: cannot attach a {} to {} in {}: {}", ret ? "uretprobe" : "uprobe", function,
                               binary, std::strerror(errno)));
+    links_.push_back(l);
+  }
+}
+
+void WindowMarkers::attach_call_span(const std::string& binary, const std::string& open_function,
+                                     uint64_t open_offset, const std::string& close_function, uint64_t close_offset) {
+  for (bool open : {true, false}) {
+    // Both at the function's entry: on_call_return is a plain uprobe program (a uretprobe is the
+    // same program type, attached at the return instead).
+    LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = false);
+    bpf_program* prog = open ? skel_->progs.on_call_entry : skel_->progs.on_call_return;
+    bpf_link* l = bpf_program__attach_uprobe_opts(prog, -1, binary.c_str(), size_t(open ? open_offset : close_offset),
+                                                  &opts);
+    if (!l)
+      throw Error(fmt::format("cannot attach a uprobe to {} in {}: {}", open ? open_function : close_function, binary,
+                              std::strerror(errno)));
     links_.push_back(l);
   }
 }

@@ -29,6 +29,9 @@ struct WindowMark {
   bool implicit_end = false;          // closed by the next begin, not by an end marker
   bool from_fd = false;
   uint32_t pid = 0;
+  // The harness's own run, not one it reports (--windows gbench: a warm-up or a search for the
+  // iteration count): a warm-up window.
+  bool harness_warmup = false;
 };
 
 struct WindowReadout {
@@ -62,9 +65,16 @@ struct TimelineDrops {
   uint64_t rate = 0, full = 0;  // over the per-CPU rate bound / the ring buffer was full
 };
 
+// How function windows (--windows-at, --windows gbench) are labelled and shared between threads.
+struct CallWindowOptions {
+  int label_offset = -1;  // the label: the int64 at this offset from the first argument (-1: none)
+  bool shared = false;    // a thread's call while another's window is open joins it
+};
+
 // Sets the object's read-only flags, map sizes and which marker programs load. Before load.
 // `exec_comm` (--windows-exec): the command name whose execs are windows; empty: none.
-void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, const TimelineOptions& timeline);
+void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, const CallWindowOptions& call,
+                       const TimelineOptions& timeline);
 // Whether a program section belongs to the windows machinery (left to configure_windows).
 bool is_window_program(const std::string& section);
 
@@ -82,6 +92,10 @@ class WindowMarkers {
   // code at `file_offset` in `binary`) by the benchmark's threads is a window. Throws nw::Error
   // when the kernel refuses the uprobes.
   void attach_calls(const std::string& binary, const std::string& function, uint64_t file_offset);
+  // --windows gbench: a window from the entry of one function to the entry of another (both in
+  // `binary`, at their file offsets), e.g. Google Benchmark's StartKeepRunning/FinishKeepRunning.
+  void attach_call_span(const std::string& binary, const std::string& open_function, uint64_t open_offset,
+                        const std::string& close_function, uint64_t close_offset);
   // Watches the benchmark's writes to its marker fd `fd` (number in the benchmark).
   void attach_marker_fd(int fd);
   // The marker fd's number in the benchmark (-1: none).

@@ -274,6 +274,7 @@ json to_json(const RunRecord& rec) {
   if (rec.warmup_windows) j["warmup_windows"] = *rec.warmup_windows;
   if (rec.windows_exec) j["windows_exec"] = *rec.windows_exec;
   if (rec.windows_at) j["windows_at"] = *rec.windows_at;
+  if (rec.windows_harness) j["windows_harness"] = *rec.windows_harness;
   if (rec.timeline) j["timeline"] = timeline_to_json(*rec.timeline);
   return j;
 }
@@ -542,6 +543,7 @@ RunRecord run_record_from_json(const json& j) {
   }
   if (j.contains("windows_exec") && j["windows_exec"].is_string()) rec.windows_exec = j["windows_exec"].get<std::string>();
   if (j.contains("windows_at") && j["windows_at"].is_object()) rec.windows_at = j["windows_at"];
+  if (j.contains("windows_harness") && j["windows_harness"].is_object()) rec.windows_harness = j["windows_harness"];
   if (j.contains("timeline") && !j["timeline"].is_null()) rec.timeline = timeline_from_json(j["timeline"]);
   rec.summary = summarize(rec);
   return rec;

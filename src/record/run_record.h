@@ -174,6 +174,9 @@ struct RunRecord {
   std::optional<std::string> windows_exec;  // --windows-exec COMM: the program whose runs are windows
   // --windows-at: {"spec", "binary", "symbol", "function"}: the function whose calls are windows.
   std::optional<nlohmann::json> windows_at;
+  // --windows NAME: the harness whose repetitions are windows ("gbench"), with
+  // {"name", "binary", "output"}: the file defining its functions and the JSON output it read.
+  std::optional<nlohmann::json> windows_harness;
   std::optional<TimelineSummary> timeline;
 
   std::vector<const RunSample*> measured() const;  // non-warmup, non-interrupted runs

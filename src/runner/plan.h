@@ -43,6 +43,11 @@ struct Plan {
     uint64_t file_offset = 0;           // its code's offset in the file (the uprobes' place)
   };
   std::optional<CallSite> windows_call;
+  // --windows gbench (sets `windows` too): each of Google Benchmark's repetitions is a window
+  // (src/runner/gbench_windows.h): `windows_call` is State::StartKeepRunning() and
+  // `windows_call_close` State::FinishKeepRunning(), where the window ends.
+  std::string windows_harness;
+  std::optional<CallSite> windows_call_close;
   int warmup_windows = 0;                   // --warmup-windows N
   std::string timeline;                     // --timeline FILE (Chrome trace-event JSON)
   uint64_t timeline_threshold_ns = 10'000;  // --timeline-threshold

@@ -18,6 +18,7 @@
 #include "reports/report.h"
 #include "runner/command_lookup.h"
 #include "runner/cpu_choice.h"
+#include "runner/gbench_windows.h"
 #include "runner/output.h"
 #include "runner/plan.h"
 #include "runner/session.h"
@@ -177,6 +178,27 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   return p;
 }
 
+// --windows gbench: Google Benchmark's State functions, in the executable (linked statically) or
+// in the libbenchmark it needs. Runs gbench_out_in_command's checks before anything runs.
+void resolve_gbench(runner::Plan& plan, const std::string& executable) {
+  probes::CallSymbol start, finish;
+  try {
+    start = probes::resolve_call_symbol(runner::kGbenchStart, executable);
+    finish = probes::resolve_call_symbol(runner::kGbenchFinish, executable);
+  } catch (const Error&) {
+    throw Error(fmt::format("--windows gbench: {} does not run Google Benchmark ({} is neither in it nor in a library "
+                            "it needs). Give the benchmark binary itself after --, not a script that starts it",
+                            executable, runner::kGbenchStart));
+  }
+  if (finish.binary != start.binary)
+    throw Error(fmt::format("--windows gbench: {} has Google Benchmark's State::StartKeepRunning() in {} but its "
+                            "FinishKeepRunning() in {}: link one copy of the library",
+                            executable, start.binary, finish.binary));
+  plan.windows_call = runner::Plan::CallSite{start.binary, start.name, start.shown, start.file_offset};
+  plan.windows_call_close = runner::Plan::CallSite{finish.binary, finish.name, finish.shown, finish.file_offset};
+  (void)runner::gbench_out_in_command(plan.command);
+}
+
 int do_run(const RunArgs& a, const std::vector<std::string>& command) {
   // Validate everything that can be wrong before loading probes or running anything.
   runner::OutputPlan out = runner::plan_output(a.format, a.output, a.json);
@@ -190,12 +212,16 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
     probes::CallSymbol f = probes::resolve_call_symbol(plan.windows_at, found.path);
     plan.windows_call = runner::Plan::CallSite{f.binary, f.name, f.shown, f.file_offset};
   }
+  if (plan.windows_harness == "gbench") resolve_gbench(plan, found.path);
   bool tty = isatty(STDERR_FILENO);
   auto ready = [&] {
     if (a.quiet) return;
     fmt::print(stderr, "noisewatch: {}\n", plan.pin ? "pinned to " + plan.cpu_reason : plan.cpu_reason);
     if (plan.setup.any()) fmt::print(stderr, "noisewatch: the benchmark runs with {}\n", setup_text(plan.setup));
-    if (plan.windows_call)
+    if (plan.windows_call_close)
+      fmt::print(stderr, "noisewatch: a window is each repetition Google Benchmark times (in {})\n",
+                 plan.windows_call->binary);
+    else if (plan.windows_call)
       fmt::print(stderr, "noisewatch: a window is each call of {} ({}, in {})\n", plan.windows_call->shown,
                  plan.windows_call->symbol, plan.windows_call->binary);
   };

@@ -14,6 +14,7 @@
 #include "probes/counters.h"
 #include "probes/noise_probe.h"
 #include "runner/command_lookup.h"
+#include "runner/gbench_windows.h"
 #include "runner/held_child.h"
 #include "runner/neighbours.h"
 #include "runner/noise_merge.h"
@@ -82,6 +83,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   probes::ProbeOptions probe_opts;
   probe_opts.windows = plan.windows;
   probe_opts.windows_exec = plan.windows_exec;
+  if (plan.windows_harness == "gbench") probe_opts.call = {kGbenchIterationsOffset, true};
   probe_opts.timeline.on = !plan.timeline.empty();
   probe_opts.timeline.threshold_ns = plan.timeline_threshold_ns;
   probes::NoiseProbe probe(probe_opts);
@@ -96,6 +98,12 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
                                       {"binary", plan.windows_call->binary},
                                       {"symbol", plan.windows_call->symbol},
                                       {"function", plan.windows_call->shown}};
+    if (!plan.windows_harness.empty()) rec.windows_harness = nlohmann::json{{"name", plan.windows_harness}};
+    if (plan.windows_harness == "gbench") {  // its functions are the harness's, not a --windows-at
+      rec.windows_at.reset();
+      (*rec.windows_harness)["binary"] = plan.windows_call->binary;
+      (*rec.windows_harness)["output"] = windows->harness_output();
+    }
   }
   std::optional<timeline::Recording> tl;
   if (!plan.timeline.empty()) {

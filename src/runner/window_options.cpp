@@ -3,21 +3,27 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "runner/hyperfine_command.h"
 
 namespace nw::cli {
 
 void add_window_options(CLI::App& sub, WindowArgs& a) {
-  sub.add_flag("--windows", a.windows,
+  sub.add_flag("--windows{marks}", a.windows,
                "every window the benchmark marks is a repetition: USDT noisewatch:window_begin/end "
                "(include/noisewatch/markers.h) or lines \"begin\"/\"end\" written to the fd in "
-               "$NOISEWATCH_MARKER_FD; --runs still counts process runs");
+               "$NOISEWATCH_MARKER_FD; --runs still counts process runs. --windows gbench: each repetition of a "
+               "Google Benchmark binary is one, named as its JSON output names it, no code change "
+               "(noisewatch --windows gbench -- ./bm --benchmark_repetitions=20). --windows hyperfine: each run "
+               "hyperfine times is one (--windows-exec with the program it benchmarks)");
   sub.add_option("--windows-exec", a.windows_exec,
                  "COMM: every process of the benchmark that runs COMM (its file name, as ps shows it) is a "
                  "repetition, timed as its harness times it (from its fork to its exit, or until its parent reaps "
@@ -64,11 +70,21 @@ uint64_t parse_threshold_ns(const std::string& text) {
 }
 
 void apply_window_options(runner::Plan& p, const WindowArgs& a) {
-  if (int(a.windows) + int(!a.windows_exec.empty()) + int(!a.windows_at.empty()) > 1)
+  if (!a.windows.empty() && a.windows != "marks" &&
+      std::find(std::begin(kWindowHarnesses), std::end(kWindowHarnesses), a.windows) == std::end(kWindowHarnesses))
+    throw Error(fmt::format("--windows={}: no such harness. --windows alone: the benchmark marks its windows; "
+                            "--windows gbench: Google Benchmark's repetitions; --windows hyperfine: hyperfine's runs; "
+                            "for another harness that starts a process per run (pyperf, ReBench): --windows-exec COMM",
+                            a.windows));
+  if (int(!a.windows.empty()) + int(!a.windows_exec.empty()) + int(!a.windows_at.empty()) > 1)
     throw Error("--windows, --windows-exec and --windows-at are three ways to cut the repetitions: choose one "
-                "(--windows: the benchmark marks its windows; --windows-exec COMM: each process running COMM is "
-                "one; --windows-at SYMBOL: each call of the function is one)");
-  p.windows = a.windows || !a.windows_exec.empty() || !a.windows_at.empty();
+                "(--windows: the benchmark marks its windows, --windows gbench: Google Benchmark's repetitions; "
+                "--windows-exec COMM: each process running COMM is one; --windows-at SYMBOL: each call of the "
+                "function is one)");
+  p.windows = !a.windows.empty() || !a.windows_exec.empty() || !a.windows_at.empty();
+  if (a.windows != "marks") p.windows_harness = a.windows;
+  // hyperfine starts a process per run: its runs are exec windows of the program it benchmarks.
+  if (a.windows == "hyperfine") p.windows_exec = exec_window_comm(runner::hyperfine_program(p.command));
   if (!a.windows_exec.empty()) p.windows_exec = exec_window_comm(a.windows_exec);
   p.windows_at = a.windows_at;
   if (a.warmup_windows && !p.windows)

@@ -13,13 +13,16 @@ namespace nw::cli {
 
 // As given on the command line.
 struct WindowArgs {
-  bool windows = false;
+  std::string windows;  // "": not given; "marks": --windows alone; else a harness: --windows gbench
   std::string windows_exec;
   std::string windows_at;
   std::optional<int> warmup_windows;
   std::string timeline;
   std::string threshold;
 };
+
+// The harnesses --windows NAME knows (besides the benchmark's own marks).
+inline constexpr const char* kWindowHarnesses[] = {"gbench", "hyperfine"};
 
 void add_window_options(CLI::App& sub, WindowArgs& args);
 // Validates them into the plan; throws nw::Error with what to do.

@@ -1,6 +1,7 @@
 #include "runner/window_session.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "common/files.h"
+#include "runner/gbench_windows.h"
 
 namespace nw::runner {
 
@@ -37,6 +40,33 @@ size_t count_marker_lines(std::string& rest, const std::string& chunk) {
 WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& binary, const Plan& plan)
     : markers_(markers), exec_comm_(plan.windows_exec) {
   if (!exec_comm_.empty()) return;
+  if (plan.windows_harness == "gbench") {
+    gbench_ = true;
+    const auto& start = *plan.windows_call;
+    const auto& finish = *plan.windows_call_close;
+    markers_.attach_call_span(start.binary, start.shown, start.file_offset, finish.shown, finish.file_offset);
+    const char* env_out = getenv(kGbenchOutEnv);
+    const char* env_format = getenv(kGbenchOutFormatEnv);
+    if (auto own = gbench_out_in_command(plan.command)) {
+      gbench_out_ = *own;
+    } else if (env_out && *env_out) {
+      if (env_format && *env_format && std::string(env_format) != "json")
+        throw Error(fmt::format("--windows gbench reads the benchmark's JSON output, but ${}={} asks for {}: unset it "
+                                "or set it to json",
+                                kGbenchOutFormatEnv, env_format, env_format));
+      gbench_out_ = env_out;
+    } else {
+      char path[] = "/tmp/noisewatch-gbench-XXXXXX.json";
+      int fd = mkstemps(path, 5);
+      if (fd < 0) throw Error(fmt::format("--windows gbench: cannot create a file in /tmp: {}", std::strerror(errno)));
+      close(fd);
+      gbench_out_ = path;
+      gbench_own_out_ = true;
+      setenv(kGbenchOutEnv, path, 1);
+      setenv(kGbenchOutFormatEnv, "json", 1);
+    }
+    return;
+  }
   if (plan.windows_call) {
     call_ = plan.windows_call->shown;
     markers_.attach_calls(plan.windows_call->binary, plan.windows_call->symbol, plan.windows_call->file_offset);
@@ -60,6 +90,11 @@ WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& 
 WindowSession::~WindowSession() {
   markers_.set_marker_fd(-1);
   unsetenv(kMarkerFdEnv);
+  if (gbench_own_out_) {
+    unsetenv(kGbenchOutEnv);
+    unsetenv(kGbenchOutFormatEnv);
+    unlink(gbench_out_.c_str());
+  }
   if (read_fd_ >= 0) close(read_fd_);
   if (write_fd_ >= 0) close(write_fd_);
 }
@@ -74,6 +109,12 @@ void WindowSession::drain_pipe() {
 void WindowSession::arm(boost::asio::io_context& io) {
   markers_.reset();
   drain_pipe();
+  if (gbench_own_out_) {
+    if (truncate(gbench_out_.c_str(), 0) != 0) {}  // a run that writes nothing leaves nothing to misread
+  } else if (gbench_) {
+    struct stat st {};
+    gbench_mtime_ = stat(gbench_out_.c_str(), &st) == 0 ? st.st_mtim : timespec{};
+  }
   lines_ = 0;
   rest_.clear();
   timer_ = std::make_unique<boost::asio::steady_timer>(io);
@@ -97,6 +138,7 @@ probes::WindowReadout WindowSession::finish(boost::asio::io_context& io, std::ve
   }
   drain_pipe();
   probes::WindowReadout r = markers_.read();
+  if (gbench_) name_gbench(r, warnings, process_run);
   if (exec_comm_.empty() && call_.empty() && lines_ != r.marker_lines)
     warnings.push_back(fmt::format(
         "process run {}: {} marker line(s) reached ${} but {} were seen at their write: write each line with "
@@ -105,8 +147,39 @@ probes::WindowReadout WindowSession::finish(boost::asio::io_context& io, std::ve
   return r;
 }
 
+void WindowSession::name_gbench(probes::WindowReadout& r, std::vector<std::string>& warnings, int process_run) const {
+  std::vector<GbenchRun> runs;
+  std::string why;
+  struct stat st {};
+  if (stat(gbench_out_.c_str(), &st) != 0 || st.st_size == 0) {
+    why = "it wrote nothing there";
+  } else if (!gbench_own_out_ && st.st_mtim.tv_sec == gbench_mtime_.tv_sec &&
+             st.st_mtim.tv_nsec == gbench_mtime_.tv_nsec) {
+    why = "the file is the last run's";
+  } else {
+    try {
+      runs = gbench_runs(nlohmann::json::parse(read_file(gbench_out_)));
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+  }
+  if (!why.empty()) {
+    warnings.push_back(fmt::format(
+        "process run {}: --windows gbench could not read Google Benchmark's JSON output {} ({}): its windows are "
+        "every State it timed, warm-up and iteration search included, labelled with their iteration count",
+        process_run + 1, gbench_out_, why));
+    return;
+  }
+  const size_t missing = name_gbench_windows(r.windows, runs);
+  if (missing)
+    warnings.push_back(fmt::format("process run {}: {} of the {} repetitions Google Benchmark reported had no window "
+                                   "of their iteration count: they are not in the record",
+                                   process_run + 1, missing, runs.size()));
+}
+
 std::optional<std::string> WindowSession::cost_warning(const std::vector<RunSample>& runs) const {
-  if (call_.empty()) return std::nullopt;
+  // Google Benchmark's repetitions last --benchmark_min_time (0.5 s by default) or more.
+  if (call_.empty() || gbench_) return std::nullopt;
   std::vector<uint64_t> walls;
   for (const auto& r : runs)
     if (r.window && !r.warmup) walls.push_back(r.wall_ns);
@@ -122,6 +195,10 @@ std::optional<std::string> WindowSession::cost_warning(const std::vector<RunSamp
 }
 
 std::string WindowSession::no_window_message(int process_run) const {
+  if (gbench_)
+    return fmt::format("--windows gbench: no Google Benchmark repetition ran in process run {} (did "
+                       "--benchmark_filter leave none, or --benchmark_list_tests?)",
+                       process_run + 1);
   if (!call_.empty())
     return fmt::format("--windows-at: the benchmark never called {} in process run {} (or no call returned): "
                        "choose a function each repetition calls",

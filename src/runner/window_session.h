@@ -36,7 +36,9 @@ class WindowSession {
   // marker pipe: its write end is inherited by the benchmark, its number in
   // $NOISEWATCH_MARKER_FD (set in noisewatch's own environment, which the benchmark inherits),
   // and its writes are watched.
-  // With a resolved --windows-at function, attaches its uprobes.
+  // With a resolved --windows-at function, attaches its uprobes; with --windows gbench, the
+  // uprobes of Google Benchmark's State, and sets BENCHMARK_OUT (and _FORMAT) for its JSON output
+  // unless the command or the environment gives them.
   WindowSession(probes::WindowMarkers& markers, const std::string& binary, const Plan& plan);
   ~WindowSession();
   WindowSession(const WindowSession&) = delete;
@@ -47,6 +49,8 @@ class WindowSession {
   void arm(boost::asio::io_context& io);
   // After it: the windows it marked, and warnings about its marker lines.
   probes::WindowReadout finish(boost::asio::io_context& io, std::vector<std::string>& warnings, int process_run);
+  // --windows gbench: the JSON output it reads.
+  const std::string& harness_output() const { return gbench_out_; }
   // The error for a process run that marked no window: how to mark one.
   std::string no_window_message(int process_run) const;
   // --windows-at: a warning when the measured windows are short beside the uprobes' cost.
@@ -55,12 +59,21 @@ class WindowSession {
  private:
   void drain_pipe();
   void on_tick(const boost::system::error_code& ec);
+  // --windows gbench: names this process run's windows from the JSON output it wrote.
+  void name_gbench(probes::WindowReadout& r, std::vector<std::string>& warnings, int process_run) const;
   probes::WindowMarkers& markers_;
   int read_fd_ = -1, write_fd_ = -1;
   bool usdt_ = false;
   std::string usdt_why_;
   std::string exec_comm_;
   std::string call_;  // --windows-at: the function, demangled
+  // --windows gbench: the JSON file Google Benchmark writes, whether noisewatch made it (and
+  // removes it at the end), and its modification time before the process run (a file not
+  // written again is the last run's).
+  bool gbench_ = false;
+  std::string gbench_out_;
+  bool gbench_own_out_ = false;
+  struct timespec gbench_mtime_ {};
   std::string rest_;
   size_t lines_ = 0;
   std::unique_ptr<boost::asio::steady_timer> timer_;

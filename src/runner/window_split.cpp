@@ -38,7 +38,7 @@ WindowSplit split_windows(const std::vector<probes::NoiseEvent>& events, const p
     s.index = info.first_index + int(out.windows.size());
     s.window = int(k);
     s.process_run = info.process_run;
-    s.warmup = info.warmup || int(k) < info.warmup_windows;
+    s.warmup = info.warmup || int(k) < info.warmup_windows || m.harness_warmup;
     s.interrupted = info.interrupted;
     s.wall_ns = m.end_ns - m.begin_ns;
     s.label = window_label(m);

@@ -130,5 +130,29 @@ TEST(ExecWindowsE2E, HyperfineRunsAreTheWindowsAndAHogIsChargedToTheRunsItOverla
   std::filesystem::remove(times);
 }
 
+TEST(ExecWindowsE2E, TheHyperfinePresetFindsTheProgramItself) {
+  ASSERT_TRUE(std::filesystem::exists(kHyperfine)) << "install hyperfine (scripts/install-deps.sh test)";
+  UniqueCopy spin(bin("nw_spin"), "p");
+  const std::string json = temp_path("exec-hf-preset.json");
+  // Through hyperfine's shell (no -N), with options that take values before the command.
+  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "--json", json, "--windows", "hyperfine",
+                "--", kHyperfine, "--style", "none", "--runs", "5", "--warmup", "1", spin.path + " 20"});
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto rec = load_json(json);
+  EXPECT_EQ(rec["windows_harness"]["name"], "hyperfine");
+  EXPECT_EQ(rec["windows_exec"], spin.comm);
+  // hyperfine's warm-up run is a process too: 6 windows, each a run of ~20 ms.
+  ASSERT_EQ(rec["runs"].size(), 6u) << rec["warnings"].dump();
+  for (const auto& w : rec["runs"]) {
+    EXPECT_EQ(w["label"], spin.comm);
+    EXPECT_GE(w["wall_ns"].get<uint64_t>(), 15'000'000u);
+    expect_conserved(w);
+  }
+  Proc wrong = run({noisewatch(), "--runs", "1", "--json", json, "--windows", "hyperfine", "--", bin("nw_spin"), "1"});
+  EXPECT_EQ(wrong.status, 125);
+  EXPECT_NE(wrong.err.find("not hyperfine"), std::string::npos) << wrong.err;
+  std::filesystem::remove(json);
+}
+
 }  // namespace
 }  // namespace nw::e2e

@@ -157,18 +157,24 @@ TEST(WindowOptions, ThresholdDurations) {
 TEST(WindowOptions, ContradictionsAreErrors) {
   runner::Plan p;
   using A = cli::WindowArgs;
-  EXPECT_THROW(cli::apply_window_options(p, A{false, "", "", 2, "", ""}), Error);  // --warmup-windows alone
-  EXPECT_THROW(cli::apply_window_options(p, A{true, "", "", -1, "", ""}), Error);
-  EXPECT_THROW(cli::apply_window_options(p, A{true, "", "", std::nullopt, "", "5us"}), Error);  // threshold alone
-  EXPECT_THROW(cli::apply_window_options(p, A{true, "", "", std::nullopt, "/nonexistent-dir/t.json", ""}), Error);
-  EXPECT_THROW(cli::apply_window_options(p, A{true, "bench", "", std::nullopt, "", ""}), Error);  // two ways at once
-  EXPECT_THROW(cli::apply_window_options(p, A{false, "/", "", std::nullopt, "", ""}), Error);    // no name
-  EXPECT_THROW(cli::apply_window_options(p, A{false, "bench", "step", std::nullopt, "", ""}), Error);
+  EXPECT_THROW(cli::apply_window_options(p, A{"", "", "", 2, "", ""}), Error);  // --warmup-windows alone
+  EXPECT_THROW(cli::apply_window_options(p, A{"marks", "", "", -1, "", ""}), Error);
+  EXPECT_THROW(cli::apply_window_options(p, A{"marks", "", "", std::nullopt, "", "5us"}), Error);  // threshold alone
+  EXPECT_THROW(cli::apply_window_options(p, A{"marks", "", "", std::nullopt, "/nonexistent-dir/t.json", ""}), Error);
+  EXPECT_THROW(cli::apply_window_options(p, A{"marks", "bench", "", std::nullopt, "", ""}), Error);  // two ways at once
+  EXPECT_THROW(cli::apply_window_options(p, A{"", "/", "", std::nullopt, "", ""}), Error);    // no name
+  EXPECT_THROW(cli::apply_window_options(p, A{"", "bench", "step", std::nullopt, "", ""}), Error);
+  EXPECT_THROW(cli::apply_window_options(p, A{"hyperfin", "", "", std::nullopt, "", ""}), Error);  // no such harness
+  EXPECT_THROW(cli::apply_window_options(p, A{"gbench", "", "step", std::nullopt, "", ""}), Error);
+  runner::Plan gb;
+  cli::apply_window_options(gb, A{"gbench", "", "", std::nullopt, "", ""});
+  EXPECT_TRUE(gb.windows);
+  EXPECT_EQ(gb.windows_harness, "gbench");
   runner::Plan at;
-  cli::apply_window_options(at, A{false, "", "step@libfoo", 1, "", ""});
+  cli::apply_window_options(at, A{"", "", "step@libfoo", 1, "", ""});
   EXPECT_TRUE(at.windows);
   EXPECT_EQ(at.windows_at, "step@libfoo");
-  cli::apply_window_options(p, A{true, "", "", 3, "", ""});
+  cli::apply_window_options(p, A{"marks", "", "", 3, "", ""});
   EXPECT_TRUE(p.windows);
   EXPECT_EQ(p.warmup_windows, 3);
   EXPECT_TRUE(p.timeline.empty());
@@ -195,7 +201,7 @@ TEST(WindowReadout, SlotsThatWereNotWindowsAreLeftOutAndNumberedAround) {
 
 TEST(WindowOptions, ExecWindowsTakeTheKernelsName) {
   runner::Plan p;
-  cli::apply_window_options(p, cli::WindowArgs{false, "./build/bench", "", 2, "", ""});
+  cli::apply_window_options(p, cli::WindowArgs{"", "./build/bench", "", 2, "", ""});
   EXPECT_TRUE(p.windows);  // the window machinery, cut by execs
   EXPECT_EQ(p.windows_exec, "bench");
   EXPECT_EQ(p.warmup_windows, 2);
@@ -312,6 +318,13 @@ TEST(WindowAdvice, NoisewatchCommandsKeepWindowsAndCountProcessRuns) {
       {"more-runs", "Measure more runs", {"noisewatch --runs 95 -- hyperfine -N --runs 20 --warmup 2 ./bench"}, {}, false, "", 0}};
   report::adapt_to_windows(rec, harness);
   EXPECT_EQ(harness[0].commands[0], "noisewatch --windows-exec bench --runs 10 -- hyperfine -N --runs 20 --warmup 2 ./bench");
+  // Google Benchmark's repetitions are cut again by --windows gbench.
+  rec.windows_exec.reset();
+  rec.windows_harness = nlohmann::json{{"name", "gbench"}};
+  std::vector<Recommendation> gbench = {
+      {"more-runs", "Measure more runs", {"noisewatch --runs 95 -- ./bm --benchmark_repetitions=10"}, {}, false, "", 0}};
+  report::adapt_to_windows(rec, gbench);
+  EXPECT_EQ(gbench[0].commands[0], "noisewatch --windows gbench --runs 10 -- ./bm --benchmark_repetitions=10");
   // A record of process runs is left alone.
   RunRecord plain;
   plain.runs.resize(3);

@@ -1,0 +1,144 @@
+// End-to-end tests of --windows gbench: a real Google Benchmark binary (tests/workloads/gbench/
+// nw_gbench.cpp, built against the installed libbenchmark) with no markers. Each repetition it
+// reports is a window named as it names it, its iteration-count search is kept as warm-ups, the
+// window's time is the time it measured, and a hog continued in some repetitions is charged to
+// those.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "run_helpers.h"
+
+namespace nw::e2e {
+namespace {
+
+struct HogTruth {
+  uint64_t inner_ns = 0, outer_ns = 0;
+};
+
+std::vector<HogTruth> read_truth(const std::string& path) {
+  std::vector<HogTruth> out;
+  std::istringstream in(test::slurp(path));
+  int k;
+  HogTruth t;
+  while (in >> k >> t.inner_ns >> t.outer_ns) out.push_back(t);
+  return out;
+}
+
+// GBench's time for a whole repetition: real_time is per iteration, in time_unit.
+double gbench_total_ns(const nlohmann::json& b) {
+  const std::string unit = b.value("time_unit", std::string("ns"));
+  const double scale = unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : 1e9;
+  return b["real_time"].get<double>() * scale * b["iterations"].get<double>() / b.value("threads", 1);
+}
+
+std::vector<nlohmann::json> measured(const nlohmann::json& rec) {
+  std::vector<nlohmann::json> out;
+  for (const auto& r : rec["runs"])
+    if (!r["warmup"].get<bool>()) out.push_back(r);
+  return out;
+}
+
+class GbenchWindowsE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(std::filesystem::exists(bin("nw_gbench")))
+        << "nw_gbench was not built: install libbenchmark-dev (scripts/install-deps.sh test) and build again";
+  }
+};
+
+TEST_F(GbenchWindowsE2E, EachRepetitionIsAWindowNamedAndTimedAsGbenchDoes) {
+  const std::string json = temp_path("gbench.json"), out = temp_path("gbench-out.json"),
+                    truth = temp_path("gbench.truth");
+  Proc p;
+  {
+    StoppedHog hog;
+    setenv("NW_GBENCH_TRUTH", truth.c_str(), 1);
+    p = run({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "--json", json, "--windows", "gbench", "--",
+             bin("nw_gbench"), "--benchmark_repetitions=3", "--benchmark_min_time=0.05", "--benchmark_out=" + out});
+    unsetenv("NW_GBENCH_TRUTH");
+  }
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.err.find("each repetition Google Benchmark times"), std::string::npos) << p.err;
+  const auto rec = load_json(json);
+  EXPECT_EQ(rec["windows_harness"]["name"], "gbench");
+  EXPECT_EQ(rec["windows_harness"]["output"], out);
+  const auto gb = load_json(out);
+  std::vector<nlohmann::json> reps;
+  for (const auto& b : gb["benchmarks"])
+    if (b["run_type"] == "iteration") reps.push_back(b);
+  ASSERT_EQ(reps.size(), 9u);  // BM_search x 3, BM_hog x 6
+  const auto windows = measured(rec);
+  ASSERT_EQ(windows.size(), reps.size()) << rec["warnings"].dump();
+  // The search for BM_search's iteration count (States of 1, 10, ... iterations) is warm-up.
+  EXPECT_GT(rec["runs"].size(), windows.size());
+  const auto hog = read_truth(truth);
+  ASSERT_EQ(hog.size(), 6u);
+  for (size_t i = 0; i < reps.size(); ++i) {
+    const auto& w = windows[i];
+    SCOPED_TRACE(w.dump());
+    EXPECT_EQ(w["label"], reps[i]["name"]);
+    // The window is what GBench timed: from StartKeepRunning's entry to FinishKeepRunning's,
+    // around its own clock reads (the two uprobes' traps: tens of microseconds on a VM).
+    const double wall = w["wall_ns"].get<double>(), timed = gbench_total_ns(reps[i]);
+    EXPECT_NEAR(wall, timed, 0.01 * timed + 200'000) << reps[i].dump();
+    uint64_t charged = 0;
+    for (const auto& n : w["noise"]) charged += n["time_ns"].get<uint64_t>();
+    EXPECT_LE(charged, w["wall_ns"].get<uint64_t>());
+    if (i < 3) continue;
+    // BM_hog's repetition k ran beside the hog when k is odd.
+    const size_t k = i - 3;
+    const uint64_t hog_ns = run_source_time(w, "preemption:nw_hog");
+    if (k % 2 == 1) {
+      EXPECT_GT(hog[k].inner_ns, 1'000'000u);
+      EXPECT_GE(double(hog_ns) + 500'000, 0.95 * double(hog[k].inner_ns));
+      EXPECT_LE(hog_ns, hog[k].outer_ns + 500'000);
+    } else {
+      EXPECT_LE(hog_ns, 500'000u);
+    }
+  }
+  for (const auto& f : {json, out, truth}) std::filesystem::remove(f);
+}
+
+TEST_F(GbenchWindowsE2E, WithoutAnOutputFileNoisewatchHasItWriteOne) {
+  const std::string json = temp_path("gbench-env.json");
+  auto outputs = [] {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator("/tmp"))
+      n += e.path().filename().string().starts_with("noisewatch-gbench-");
+    return n;
+  };
+  const size_t before = outputs();
+  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "2", "--warmup", "0", "--json", json, "--windows=gbench", "--",
+                bin("nw_gbench"), "--benchmark_filter=BM_search", "--benchmark_repetitions=2",
+                "--benchmark_min_time=0.02"});
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto rec = load_json(json);
+  const auto windows = measured(rec);
+  ASSERT_EQ(windows.size(), 4u) << rec["warnings"].dump();  // 2 repetitions x 2 process runs
+  for (const auto& w : windows) EXPECT_EQ(w["label"], "BM_search");
+  for (const auto& w : rec["warnings"]) EXPECT_EQ(w.get<std::string>().find("Google Benchmark"), std::string::npos) << w;
+  // Its file is gone with it.
+  EXPECT_FALSE(std::filesystem::exists(rec["windows_harness"]["output"].get<std::string>()));
+  EXPECT_EQ(outputs(), before);
+  std::filesystem::remove(json);
+}
+
+TEST_F(GbenchWindowsE2E, WhatItCannotUseIsOneLineAndExit125) {
+  const std::string json = temp_path("gbench-bad.json");
+  Proc not_gbench = run({noisewatch(), "--runs", "1", "--json", json, "--windows", "gbench", "--", bin("nw_calls"), "1"});
+  EXPECT_EQ(not_gbench.status, 125);
+  EXPECT_NE(not_gbench.err.find("does not run Google Benchmark"), std::string::npos) << not_gbench.err;
+  EXPECT_EQ(std::count(not_gbench.err.begin(), not_gbench.err.end(), '\n'), 1) << not_gbench.err;
+  Proc csv = run({noisewatch(), "--runs", "1", "--json", json, "--windows", "gbench", "--", bin("nw_gbench"),
+                  "--benchmark_out=/tmp/x.csv", "--benchmark_out_format=csv"});
+  EXPECT_EQ(csv.status, 125);
+  EXPECT_NE(csv.err.find("benchmark_out_format"), std::string::npos) << csv.err;
+  Proc typo = run({noisewatch(), "--runs", "1", "--json", json, "--windows=gbenhc", "--", bin("nw_gbench")});
+  EXPECT_EQ(typo.status, 125);
+  EXPECT_NE(typo.err.find("no such harness"), std::string::npos) << typo.err;
+  std::filesystem::remove(json);
+}
+
+}  // namespace
+}  // namespace nw::e2e
