@@ -5,17 +5,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/errors.h"
 #include "sources/vocabulary.h"
 #include "stats/descriptive.h"
 
 namespace nw::report {
-
-std::string label_text(const nlohmann::json& label) {
-  if (label.is_string()) return label.get<std::string>();
-  if (label.is_null()) return "";
-  return label.dump();
-}
 
 std::vector<LabelRow> label_rows(const RunRecord& rec) {
   const std::string bench_comm = sources::benchmark_comm(rec.command);
@@ -63,23 +56,6 @@ std::optional<std::string> mixed_labels_warning(const std::vector<LabelRow>& row
       "partly their own differences, not noise. `noisewatch report --label LABEL RUN.json` attributes one label's "
       "windows (or run one benchmark at a time)",
       names.size(), fmt::join(names.begin(), names.begin() + long(shown), ", "), names.size() > shown ? ", ..." : "");
-}
-
-RunRecord only_label(const RunRecord& rec, const std::string& label) {
-  RunRecord out = rec;
-  out.runs.clear();
-  std::vector<std::string> seen;
-  for (const auto& r : rec.runs) {
-    const std::string l = label_text(r.label);
-    if (l == label) out.runs.push_back(r);
-    if (!l.empty() && std::find(seen.begin(), seen.end(), l) == seen.end()) seen.push_back(l);
-  }
-  if (out.runs.empty())
-    throw Error(seen.empty() ? fmt::format("--label {}: the record's windows have no labels", label)
-                             : fmt::format("--label {}: no window has that label; its labels: {}", label,
-                                           fmt::join(seen, ", ")));
-  out.summary = summarize(out);
-  return out;
 }
 
 }  // namespace nw::report

@@ -1,7 +1,7 @@
 // Window labels in reports: a record whose windows carry labels (--windows gbench names each
 // repetition after its benchmark; "begin LABEL" and USDT arguments label marked windows) gets a
 // table per label, a warning when windows of several labels are analysed together, and
-// `report --label` to analyse one label's windows alone.
+// `report --label` to analyse one label's windows alone (record/window_labels.h).
 #pragma once
 #include <optional>
 #include <string>
@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "record/run_record.h"
+#include "record/window_labels.h"  // label_text, only_label
 
 namespace nw::report {
 
@@ -20,15 +21,10 @@ struct LabelRow {
   double mean_stolen_ns = 0;  // what the machine took from each, on average
 };
 
-// A label as reports show it: text as it is, a number in decimal, "" for none.
-std::string label_text(const nlohmann::json& label);
 // The measured windows by label, in the order the labels first appear; empty when none has one,
 // or when no label is on two windows (labels that number the windows say nothing in common).
 std::vector<LabelRow> label_rows(const RunRecord& rec);
 // The warning for windows of several labels analysed as one set of repetitions, if they are.
 std::optional<std::string> mixed_labels_warning(const std::vector<LabelRow>& rows);
-// The record with only the windows labelled `label` (warm-ups too); throws nw::Error naming the
-// labels it has when none is.
-RunRecord only_label(const RunRecord& rec, const std::string& label);
 
 }  // namespace nw::report

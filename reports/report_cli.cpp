@@ -32,7 +32,7 @@ int run_report(const ReportOptions& o) {
   } catch (const std::runtime_error& e) {
     throw Error(fmt::format("{} (pass a RUN.json written by `noisewatch --json`)", e.what()));
   }
-  if (!o.label.empty()) rec = report::only_label(rec, o.label);
+  if (!o.label.empty()) rec = only_label(rec, o.label);
   bool to_file = !o.output.empty() && o.output != "-";
   write_document(report::render(rec, format, !to_file && use_color(stdout)), o.output);
   return 0;

@@ -3,6 +3,7 @@
 
 #include "common/errors.h"
 #include "compare/input.h"
+#include "record/window_labels.h"
 
 namespace nw::compare {
 
@@ -21,21 +22,14 @@ std::string benchmark_name(const std::vector<std::string>& command) {
   return name;
 }
 
-}  // namespace
-
-std::vector<Benchmark> parse_noisewatch(const json& j, InputFile& in) {
-  RunRecord rec;
-  try {
-    rec = run_record_from_json(j);
-  } catch (const std::exception& e) {
-    throw Error(e.what());
-  }
+// One benchmark: the record's measured runs (or windows).
+Benchmark one_benchmark(std::string name, RunRecord rec, InputFile& in) {
   // The probe's CPU time of the benchmark itself (cpu_ns, less the interrupt time the scheduler
   // counted in it) where every measured run has it; records of older versions have only
   // getrusage()'s user + sys, which also holds noisewatch's own pre-exec work in the child.
   bool probe_cpu = !rec.measured().empty();
   for (const auto* run : rec.measured()) probe_cpu = probe_cpu && run->cpu_ns.has_value();
-  Benchmark b{benchmark_name(rec.command), {}, std::nullopt, {}, std::nullopt, probe_cpu ? "cpu_ns" : "user+sys"};
+  Benchmark b{std::move(name), {}, std::nullopt, {}, std::nullopt, probe_cpu ? "cpu_ns" : "user+sys"};
   int failed = 0;
   bool all_cpu = true;  // a report from a kernel without rusage times has 0 there
   for (const auto* run : rec.measured()) {
@@ -50,8 +44,29 @@ std::vector<Benchmark> parse_noisewatch(const json& j, InputFile& in) {
   if (b.times_ns.empty()) throw Error("the report has no measured (non-warm-up) runs");
   if (failed > 0) in.notes.push_back(fmt::format("{} measured run(s) exited non-zero", failed));
   b.record = std::move(rec);
+  return b;
+}
+
+}  // namespace
+
+std::vector<Benchmark> parse_noisewatch(const json& j, InputFile& in) {
+  RunRecord rec;
+  try {
+    rec = run_record_from_json(j);
+  } catch (const std::exception& e) {
+    throw Error(e.what());
+  }
   std::vector<Benchmark> out;
-  out.push_back(std::move(b));
+  // --windows gbench: each benchmark the binary ran under the name Google Benchmark gives it, so
+  // the record compares with the library's own JSON (and with another such record) by name.
+  const bool gbench = rec.windows_harness && rec.windows_harness->value("name", std::string()) == "gbench";
+  if (gbench && !rec.measured().empty()) {
+    for (const auto& label : measured_labels(rec))
+      if (!label.empty()) out.push_back(one_benchmark(label, only_label(rec, label), in));
+    if (!out.empty()) return out;
+  }
+  std::string name = benchmark_name(rec.command);  // before `rec` moves
+  out.push_back(one_benchmark(std::move(name), std::move(rec), in));
   return out;
 }
 

@@ -97,6 +97,16 @@ TEST_F(GbenchWindowsE2E, EachRepetitionIsAWindowNamedAndTimedAsGbenchDoes) {
       EXPECT_LE(hog_ns, 500'000u);
     }
   }
+  // compare reads the record beside the library's own JSON of the same run: the same names.
+  Proc cmp = run({noisewatch(), "compare", out, json, "--format", "json"});
+  ASSERT_NE(cmp.status, 125) << cmp.err;
+  const auto c = nlohmann::json::parse(cmp.out);
+  ASSERT_EQ(c["benchmarks"].size(), 2u) << cmp.out;
+  for (const auto& b : c["benchmarks"]) {
+    EXPECT_TRUE(b["name"] == "BM_search" || b["name"] == "BM_hog/iterations:50/repeats:6") << b["name"];
+    EXPECT_EQ(b["new"]["runs"], b["base"]["runs"]) << b.dump();
+  }
+  for (const auto& w : c["warnings"]) EXPECT_EQ(w.get<std::string>().find("only in"), std::string::npos) << w;
   for (const auto& f : {json, out, truth}) std::filesystem::remove(f);
 }
 

@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "common/files.h"
+#include "compare/input.h"
 #include "runner/gbench_windows.h"
 
 namespace nw {
@@ -100,6 +101,38 @@ TEST(GbenchOutput, TheCommandsOwnFileMustBeJson) {
   EXPECT_THROW(runner::gbench_out_in_command({"./bm", "--benchmark_out=r.csv", "--benchmark_out_format=csv"}), Error);
   // The console format alone is not the output file's.
   EXPECT_FALSE(runner::gbench_out_in_command({"./bm", "--benchmark_format=json"}));
+}
+
+TEST(GbenchCompare, ARecordOfGbenchWindowsHasTheLibrarysNames) {
+  // The record of a --windows gbench run: its windows labelled as the library named them.
+  nlohmann::json rec = {{"schema", "noisewatch.run/1"},
+                        {"command", {"./bm"}},
+                        {"windows_harness", {{"name", "gbench"}}},
+                        {"warmup_windows", 0},
+                        {"runs", nlohmann::json::array()}};
+  for (int k = 0; k < 6; ++k)
+    rec["runs"].push_back({{"index", k},
+                           {"warmup", false},
+                           {"window", k},
+                           {"process_run", 0},
+                           {"wall_ns", 1'000'000 + 1000 * k},
+                           {"label", k < 3 ? "BM_spin/1" : "BM_spin/2"},
+                           {"noise", nlohmann::json::array()}});
+  const auto mine = compare::parse_input(rec, "r.json");
+  ASSERT_EQ(mine.benchmarks.size(), 2u);
+  EXPECT_EQ(mine.benchmarks[0].name, "BM_spin/1");
+  EXPECT_EQ(mine.benchmarks[1].times_ns.size(), 3u);
+  ASSERT_TRUE(mine.benchmarks[1].record);
+  EXPECT_EQ(mine.benchmarks[1].record->measured().size(), 3u);  // its noise: its own windows'
+  const auto theirs = compare::parse_input(
+      nlohmann::json::parse(read_file(std::string(NW_SOURCE_DIR) + "/tests/data/gbench/repetitions-1.7.1.json")),
+      "gb.json");
+  ASSERT_EQ(theirs.benchmarks.size(), 2u);
+  EXPECT_EQ(theirs.benchmarks[0].name, mine.benchmarks[0].name);
+  EXPECT_EQ(theirs.benchmarks[1].name, mine.benchmarks[1].name);
+  // Without the harness, a record is one benchmark named by its command, as before.
+  rec.erase("windows_harness");
+  EXPECT_EQ(compare::parse_input(rec, "r.json").benchmarks.size(), 1u);
 }
 
 }  // namespace

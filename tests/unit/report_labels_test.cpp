@@ -50,13 +50,13 @@ TEST(ReportLabels, SeveralLabelsAreWarnedAboutAndTheReportShowsTheTable) {
 }
 
 TEST(ReportLabels, OnlyOneLabelsWindowsAndNoWarning) {
-  const RunRecord one = report::only_label(two_benchmarks(), "BM_slow");
+  const RunRecord one = only_label(two_benchmarks(), "BM_slow");
   EXPECT_EQ(one.measured().size(), 10u);
   EXPECT_NEAR(one.summary.median_ns, 2.01e9, 5e6);
   const std::string text = report::render(one, report::Format::text, false);
   EXPECT_EQ(text.find("report --label"), std::string::npos) << text;
   try {
-    report::only_label(two_benchmarks(), "BM_nope");
+    only_label(two_benchmarks(), "BM_nope");
     FAIL() << "an unknown label is an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("BM_fast, BM_slow"), std::string::npos) << e.what();
