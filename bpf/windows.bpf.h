@@ -16,7 +16,8 @@
 //    fork that creates it (a tentative window, dropped if the child execs something else or exits
 //    first) to its exit, or to when its parent gets the CPU back if it is waiting then (it reaps
 //    the child and reads its clock). exec_window_* below; called by on_fork, on_exec, on_exit and
-//    on_switch. The harness's own time between them is outside every window.
+//    on_switch. The harness's own time between them is outside every window. --windows pyperf:
+//    the same, for the processes running the program the root process runs (not the root).
 //  - --windows-at SYMBOL: a uprobe at the function's entry and a uretprobe at its return; the
 //    outermost call on a thread is a window (nested and recursive calls are inside it).
 //  - --windows gbench: Google Benchmark's State::StartKeepRunning() to FinishKeepRunning(), each
@@ -41,6 +42,12 @@ __s32 marker_fd = -1;
 // --windows-exec: the command name (comm, NUL-padded) whose execs are windows.
 const volatile bool windows_exec_on = false;
 const volatile char windows_exec_comm[NW_LABEL_LEN] = {};
+// --windows pyperf: the windows are the processes that run the program the process run's root
+// runs (pyperf's workers are `sys.executable bench.py --worker ...`), the root itself not one:
+// its pid (user space sets it before each process run) and its name after its last execve.
+const volatile bool windows_exec_as_root = false;
+__u32 exec_window_root;
+char exec_window_root_comm[NW_LABEL_LEN];
 // --windows-exec: the process of the window open now (0: none), whether that window is still
 // tentative, and the parent whose next switch-in ends it (0: none pending).
 __u32 exec_window_pid;
@@ -146,15 +153,20 @@ static __always_inline void exec_window_fork(struct task_struct *child) {
 static __always_inline void exec_window_exec(struct task_struct *p) {
   char comm[NW_LABEL_LEN];
   if (bpf_probe_read_kernel(comm, sizeof comm, p->comm)) return;
+  __u32 pid = p->pid;
+  if (windows_exec_as_root && pid == exec_window_root) {
+    __builtin_memcpy(exec_window_root_comm, comm, NW_LABEL_LEN);
+    return;
+  }
+  const volatile char *want = windows_exec_as_root ? exec_window_root_comm : windows_exec_comm;
   bool match = true;
   for (int i = 0; i < NW_LABEL_LEN; ++i) {
-    if (comm[i] != windows_exec_comm[i]) {
+    if (comm[i] != want[i]) {
       match = false;
       break;
     }
     if (!comm[i]) break;
   }
-  __u32 pid = p->pid;
   __u64 now = bpf_ktime_get_ns();
   bool mine = cur_window && exec_window_pid == pid;
   if (mine && exec_window_tentative) {

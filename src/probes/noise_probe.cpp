@@ -131,7 +131,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   bpf_map__set_max_entries(skel->maps.task_slots, slots);
   skel->rodata->slot_mask = slots - 1;
   impl_->slot_mask = slots - 1;
-  configure_windows(skel, opts.windows, opts.windows_exec, opts.call, opts.timeline);
+  configure_windows(skel, opts.windows, opts.windows_exec, opts.windows_exec_as_root, opts.call, opts.timeline);
 
   ProgramPlan plan = plan_programs(skel->obj, is_window_program);
   impl_->measures_steal = plan.measures_steal;

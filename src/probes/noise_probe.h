@@ -35,6 +35,7 @@ struct ProbeOptions {
   uint64_t watch_min_ns = 0;
   bool windows = false;        // key every charge by the benchmark's marked window (--windows)
   std::string windows_exec{};  // with `windows`: the command name whose runs are windows (--windows-exec)
+  bool windows_exec_as_root = false;  // with `windows`: the root's program's processes (--windows pyperf)
   CallWindowOptions call{};    // with `windows`: function windows' labels and threads (--windows gbench)
   TimelineOptions timeline{};  // timestamped events above a threshold (--timeline)
 };

@@ -39,12 +39,13 @@ bool is_window_program(const std::string& section) {
   return section == "usdt" || section == "tp_btf/sys_enter" || section == "uprobe" || section == "uretprobe";
 }
 
-void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, const CallWindowOptions& call,
-                       const TimelineOptions& timeline) {
+void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, bool exec_as_root,
+                       const CallWindowOptions& call, const TimelineOptions& timeline) {
   skel->rodata->windows_on = windows;
+  skel->rodata->windows_exec_as_root = windows && exec_as_root;
   skel->rodata->call_label_offset = call.label_offset;
   skel->rodata->call_window_shared = call.shared;
-  skel->rodata->windows_exec_on = windows && !exec_comm.empty();
+  skel->rodata->windows_exec_on = windows && (!exec_comm.empty() || exec_as_root);
   std::memset(const_cast<char*>(skel->rodata->windows_exec_comm), 0, sizeof skel->rodata->windows_exec_comm);
   std::memcpy(const_cast<char*>(skel->rodata->windows_exec_comm), exec_comm.data(),
               std::min(exec_comm.size(), sizeof skel->rodata->windows_exec_comm - 1));
@@ -135,8 +136,10 @@ void WindowMarkers::attach_marker_fd(int fd) {
 
 void WindowMarkers::set_marker_fd(int fd) { __atomic_store_n(&skel_->data->marker_fd, fd, __ATOMIC_RELAXED); }
 
-void WindowMarkers::reset() {
+void WindowMarkers::reset(pid_t root) {
   auto* bss = skel_->bss;
+  __atomic_store_n(&bss->exec_window_root, uint32_t(root), __ATOMIC_RELAXED);
+  std::memset(bss->exec_window_root_comm, 0, sizeof bss->exec_window_root_comm);
   __atomic_store_n(&bss->cur_window, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&bss->windows_seen, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&bss->windows_dropped, 0, __ATOMIC_RELAXED);

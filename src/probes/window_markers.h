@@ -3,6 +3,8 @@
 // and draining the timeline's ring buffer. bpf/windows.bpf.h and bpf/timeline.bpf.h say how the
 // kernel side works.
 #pragma once
+#include <sys/types.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -73,8 +75,9 @@ struct CallWindowOptions {
 
 // Sets the object's read-only flags, map sizes and which marker programs load. Before load.
 // `exec_comm` (--windows-exec): the command name whose execs are windows; empty: none.
-void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, const CallWindowOptions& call,
-                       const TimelineOptions& timeline);
+// `exec_as_root` (--windows pyperf): the processes running the root process's program are.
+void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_comm, bool exec_as_root,
+                       const CallWindowOptions& call, const TimelineOptions& timeline);
 // Whether a program section belongs to the windows machinery (left to configure_windows).
 bool is_window_program(const std::string& section);
 
@@ -100,8 +103,9 @@ class WindowMarkers {
   void attach_marker_fd(int fd);
   // The marker fd's number in the benchmark (-1: none).
   void set_marker_fd(int fd);
-  // Forget the windows of the last process run (between process runs: nothing tracked).
-  void reset();
+  // Forget the windows of the last process run (between process runs: nothing tracked); `root`:
+  // the process run's root process (--windows pyperf: not a window itself).
+  void reset(pid_t root = 0);
   WindowReadout read() const;
 
  private:

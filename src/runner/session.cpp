@@ -84,6 +84,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   probe_opts.windows = plan.windows;
   probe_opts.windows_exec = plan.windows_exec;
   if (plan.windows_harness == "gbench") probe_opts.call = {kGbenchIterationsOffset, true};
+  probe_opts.windows_exec_as_root = plan.windows_harness == "pyperf";
   probe_opts.timeline.on = !plan.timeline.empty();
   probe_opts.timeline.threshold_ns = plan.timeline_threshold_ns;
   probes::NoiseProbe probe(probe_opts);
@@ -138,7 +139,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     std::vector<probes::FrequencySnapshot> f0;
     for (int c : plan.cpus) f0.push_back(probe.frequency(c));
 
-    if (windows) windows->arm(io);
+    if (windows) windows->arm(io, child.pid());
     // Outside the cgroup's throttle window: the snapshots are noisewatch's own CPU time.
     neighbours.before(child.pid());
     throttle.start();

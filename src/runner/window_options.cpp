@@ -23,7 +23,9 @@ void add_window_options(CLI::App& sub, WindowArgs& a) {
                "$NOISEWATCH_MARKER_FD; --runs still counts process runs. --windows gbench: each repetition of a "
                "Google Benchmark binary is one, named as its JSON output names it, no code change "
                "(noisewatch --windows gbench -- ./bm --benchmark_repetitions=20). --windows hyperfine: each run "
-               "hyperfine times is one (--windows-exec with the program it benchmarks)");
+               "hyperfine times is one (--windows-exec with the program it benchmarks). --windows pyperf: each of "
+               "pyperf's worker processes is one (the processes running the program the benchmark's first "
+               "process runs)");
   sub.add_option("--windows-exec", a.windows_exec,
                  "COMM: every process of the benchmark that runs COMM (its file name, as ps shows it) is a "
                  "repetition, timed as its harness times it (from its fork to its exit, or until its parent reaps "
@@ -74,7 +76,8 @@ void apply_window_options(runner::Plan& p, const WindowArgs& a) {
       std::find(std::begin(kWindowHarnesses), std::end(kWindowHarnesses), a.windows) == std::end(kWindowHarnesses))
     throw Error(fmt::format("--windows={}: no such harness. --windows alone: the benchmark marks its windows; "
                             "--windows gbench: Google Benchmark's repetitions; --windows hyperfine: hyperfine's runs; "
-                            "for another harness that starts a process per run (pyperf, ReBench): --windows-exec COMM",
+                            "--windows pyperf: pyperf's workers; for another harness that starts a process per run "
+                            "(ReBench, shell loops): --windows-exec COMM",
                             a.windows));
   if (int(!a.windows.empty()) + int(!a.windows_exec.empty()) + int(!a.windows_at.empty()) > 1)
     throw Error("--windows, --windows-exec and --windows-at are three ways to cut the repetitions: choose one "

@@ -22,7 +22,7 @@ struct WindowArgs {
 };
 
 // The harnesses --windows NAME knows (besides the benchmark's own marks).
-inline constexpr const char* kWindowHarnesses[] = {"gbench", "hyperfine"};
+inline constexpr const char* kWindowHarnesses[] = {"gbench", "hyperfine", "pyperf"};
 
 void add_window_options(CLI::App& sub, WindowArgs& args);
 // Validates them into the plan; throws nw::Error with what to do.

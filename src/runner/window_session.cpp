@@ -38,8 +38,8 @@ size_t count_marker_lines(std::string& rest, const std::string& chunk) {
 }
 
 WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& binary, const Plan& plan)
-    : markers_(markers), exec_comm_(plan.windows_exec) {
-  if (!exec_comm_.empty()) return;
+    : markers_(markers), exec_comm_(plan.windows_exec), exec_as_root_(plan.windows_harness == "pyperf") {
+  if (!exec_comm_.empty() || exec_as_root_) return;
   if (plan.windows_harness == "gbench") {
     gbench_ = true;
     const auto& start = *plan.windows_call;
@@ -106,8 +106,8 @@ void WindowSession::drain_pipe() {
   while ((n = read(read_fd_, buf, sizeof buf)) > 0) lines_ += count_marker_lines(rest_, std::string(buf, size_t(n)));
 }
 
-void WindowSession::arm(boost::asio::io_context& io) {
-  markers_.reset();
+void WindowSession::arm(boost::asio::io_context& io, pid_t root) {
+  markers_.reset(root);
   drain_pipe();
   if (gbench_own_out_) {
     if (truncate(gbench_out_.c_str(), 0) != 0) {}  // a run that writes nothing leaves nothing to misread
@@ -139,7 +139,7 @@ probes::WindowReadout WindowSession::finish(boost::asio::io_context& io, std::ve
   drain_pipe();
   probes::WindowReadout r = markers_.read();
   if (gbench_) name_gbench(r, warnings, process_run);
-  if (exec_comm_.empty() && call_.empty() && lines_ != r.marker_lines)
+  if (exec_comm_.empty() && !exec_as_root_ && call_.empty() && lines_ != r.marker_lines)
     warnings.push_back(fmt::format(
         "process run {}: {} marker line(s) reached ${} but {} were seen at their write: write each line with "
         "a write(2) of its own (os.write, or flush after each line)",
@@ -195,6 +195,11 @@ std::optional<std::string> WindowSession::cost_warning(const std::vector<RunSamp
 }
 
 std::string WindowSession::no_window_message(int process_run) const {
+  if (exec_as_root_)
+    return fmt::format("--windows pyperf: no process of the benchmark ran the program its first process runs (pyperf's "
+                       "workers) in process run {}: give the benchmark script itself after -- (python3 bench.py), not "
+                       "a wrapper that starts it",
+                       process_run + 1);
   if (gbench_)
     return fmt::format("--windows gbench: no Google Benchmark repetition ran in process run {} (did "
                        "--benchmark_filter leave none, or --benchmark_list_tests?)",

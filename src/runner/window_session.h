@@ -46,7 +46,8 @@ class WindowSession {
 
   // Before a process run (nothing tracked): forget the last run's windows; while it runs, empty
   // the pipe once a second so a benchmark that marks many windows never blocks on it.
-  void arm(boost::asio::io_context& io);
+  // `root`: the process run's root process (its pid before its execve).
+  void arm(boost::asio::io_context& io, pid_t root);
   // After it: the windows it marked, and warnings about its marker lines.
   probes::WindowReadout finish(boost::asio::io_context& io, std::vector<std::string>& warnings, int process_run);
   // --windows gbench: the JSON output it reads.
@@ -66,6 +67,7 @@ class WindowSession {
   bool usdt_ = false;
   std::string usdt_why_;
   std::string exec_comm_;
+  bool exec_as_root_ = false;  // --windows pyperf
   std::string call_;  // --windows-at: the function, demangled
   // --windows gbench: the JSON file Google Benchmark writes, whether noisewatch made it (and
   // removes it at the end), and its modification time before the process run (a file not

@@ -4,7 +4,9 @@
 // middle is charged to the runs it overlapped.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
+#include <sstream>
 
 #include "run_helpers.h"
 
@@ -152,6 +154,52 @@ TEST(ExecWindowsE2E, TheHyperfinePresetFindsTheProgramItself) {
   EXPECT_EQ(wrong.status, 125);
   EXPECT_NE(wrong.err.find("not hyperfine"), std::string::npos) << wrong.err;
   std::filesystem::remove(json);
+}
+
+// pyperf's shape (pyperf is not in Debian 12: a script that runs workers of itself as pyperf does,
+// tests/workloads/nw_pyperf_like.py): each worker is a window, the master is not, and a hog the
+// master continues for the odd workers is charged to those.
+TEST(ExecWindowsE2E, PyperfWorkersAreTheWindowsNotTheMaster) {
+  constexpr int kWorkers = 6;
+  const std::string json = temp_path("pyperf.json"), truth = temp_path("pyperf.truth");
+  const std::string script = std::string(NW_SOURCE_DIR) + "/tests/workloads/nw_pyperf_like.py";
+  Proc p;
+  {
+    StoppedHog hog;
+    p = run({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "--json", json, "--windows", "pyperf", "--",
+             "/usr/bin/python3", script, std::to_string(kWorkers), "3", truth});
+  }
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto rec = load_json(json);
+  EXPECT_EQ(rec["windows_harness"]["name"], "pyperf");
+  std::istringstream in(test::slurp(truth));
+  std::vector<std::array<uint64_t, 3>> workers;
+  int k;
+  uint64_t wall, inner, outer;
+  while (in >> k >> wall >> inner >> outer) workers.push_back({wall, inner, outer});
+  ASSERT_EQ(workers.size(), size_t(kWorkers));
+  ASSERT_EQ(rec["runs"].size(), size_t(kWorkers)) << rec["warnings"].dump();
+  for (size_t i = 0; i < workers.size(); ++i) {
+    const auto& w = rec["runs"][i];
+    SCOPED_TRACE(w.dump());
+    EXPECT_EQ(w["label"], "python3");
+    // The worker's window: inside the master's clock around it, less at most its
+    // subprocess.run() set-up before the fork and the reaping after the switch-in.
+    const uint64_t ns = w["wall_ns"].get<uint64_t>();
+    EXPECT_LE(ns, workers[i][0]);
+    EXPECT_GE(ns + 5'000'000, workers[i][0]);
+    expect_conserved(w);
+    const uint64_t hog_ns = run_source_time(w, "preemption:nw_hog");
+    if (i % 2 == 1) {
+      EXPECT_GT(workers[i][1], 1'000'000u);
+      EXPECT_GE(double(hog_ns) + 500'000, 0.95 * double(workers[i][1]));
+      EXPECT_LE(hog_ns, workers[i][2] + 500'000);
+    } else {
+      EXPECT_LE(hog_ns, 500'000u);
+    }
+  }
+  std::filesystem::remove(json);
+  std::filesystem::remove(truth);
 }
 
 }  // namespace
