@@ -270,6 +270,7 @@ void register_run(CLI::App& app, Action& action) {
       "  noisewatch --tune -- ./bench              tune the machine for this run, restore it afterwards\n"
       "  noisewatch --windows -r 3 -- ./bench      every window ./bench marks is a repetition (3 processes)\n"
       "  noisewatch --windows-exec bench -r 1 -- hyperfine -N -r 20 ./bench   each of hyperfine's 20 runs is one\n"
+      "  noisewatch --windows gbench -- ./bm --benchmark_repetitions=20   each Google Benchmark repetition is one\n"
       "  noisewatch --timeline t.json -- ./bench   also write when the noise struck (open t.json in Perfetto)");
   sub->add_option("-c,--cpu", args->cpu,
                   "CPU(s) to pin the benchmark to, e.g. 3 or 2-3; `auto` first measures the noise of every allowed "
