@@ -24,6 +24,7 @@ sources=(
   "$root"/src/compare/render_*.cpp
   "$root/src/record/run_record.cpp"
   "$root/src/record/timeline_summary.cpp"
+  "$root/src/record/window_labels.cpp"
   "$root/src/common/durations.cpp"
   "$root/src/common/markdown.cpp"
   "$root/src/sources/vocabulary.cpp"
