@@ -8,8 +8,8 @@
 //  - while a tracked task is runnable but not running, the CPU time of whatever runs instead on
 //    its CPU is charged to that task (preemption:<comm>), or to wakeup:idle when the CPU was idle;
 //  - nested time counts once: every interrupt-like event adds its own time to the CPU's
-//    stolen_total, and each enclosing level (softirq, preempting slice) subtracts the growth of
-//    stolen_total during its span. The same rule serves any nesting depth.
+//    intr_total, and each enclosing level (softirq, preempting slice) subtracts the growth of
+//    intr_total during its span. The same rule serves any nesting depth.
 //  - a tracked task kept waiting by another tracked task is contention (the workload's own doing);
 //  - wall time during which no tracked task runs or is runnable is blocking (the benchmark as a
 //    whole waits on I/O, a sleep, something outside it), kept apart from noise;
@@ -308,20 +308,20 @@ static __always_inline void record_cached(__u32 kind, __u32 pid, struct nw_comm 
 
 static __always_inline __u32 task_cpu_of(struct task_struct *p) { return p->thread_info.cpu; }
 
-// One open interrupt level (start, stolen_total at start) cut at `t`: the part before is closed
-// as its own time (into stolen_total, so enclosing levels still subtract it) without being
+// One open interrupt level (start, intr_total at start) cut at `t`: the part before is closed
+// as its own time (into intr_total, so enclosing levels still subtract it) without being
 // charged, and the level restarts at `t`. A start older than any real handler is a leftover of an
 // exit that fired before the probe was attached: dropped.
-static __always_inline void split_level(struct nw_cpu_state *s, __u64 *start, __u64 *stolen0, __u64 t) {
+static __always_inline void split_level(struct nw_cpu_state *s, __u64 *start, __u64 *intr0, __u64 t) {
   if (!*start || t < *start) return;
   if (t - *start > 50000000ull) {
     *start = 0;
     return;
   }
-  __u64 wall = t - *start, nested = s->stolen_total - *stolen0;
-  if (wall > nested) s->stolen_total += wall - nested;
+  __u64 wall = t - *start, nested = s->intr_total - *intr0;
+  if (wall > nested) s->intr_total += wall - nested;
   *start = t;
-  *stolen0 = s->stolen_total;
+  *intr0 = s->intr_total;
 }
 
 // A tracked task woken inside an interrupt on the CPU it is queued on, where nothing tracked ran
@@ -333,9 +333,9 @@ static __always_inline void split_open_interrupts(__u32 cpu) {
   struct nw_cpu_state *s = cpu_at(cpu);
   if (!s || affected(s) || !(s->irq_start | s->vec_start | s->softirq_start)) return;
   __u64 t = bpf_ktime_get_ns();
-  split_level(s, &s->irq_start, &s->irq_stolen0, t);
-  split_level(s, &s->vec_start, &s->vec_stolen0, t);
-  split_level(s, &s->softirq_start, &s->softirq_stolen0, t);
+  split_level(s, &s->irq_start, &s->irq_intr0, t);
+  split_level(s, &s->vec_start, &s->vec_intr0, t);
+  split_level(s, &s->softirq_start, &s->softirq_intr0, t);
 }
 
 // `steal`: the CPU's accounted steal now (its runqueue clock just updated), or 0 when unknown.
@@ -346,7 +346,7 @@ static __always_inline void wait_begin(__u32 cpu, __u64 now, __u64 steal) {
     // The running task (another process, or one of the benchmark's own) starts taking time from
     // us only now.
     s->mark_ts = now;
-    s->mark_stolen = s->stolen_total;
+    s->mark_intr = s->intr_total;
     if (steal) s->steal_mark = steal;
   }
 }
@@ -406,7 +406,7 @@ static __always_inline void held_slice_end(struct nw_task_info *ti, __u64 st) {
 // it are subtracted: they are charged as irq/softirq already.
 static __always_inline __u64 fault_elapsed(struct nw_task_info *ti, struct nw_cpu_state *s, __u64 now) {
   __u64 wall = now > ti->fault_start ? now - ti->fault_start : 0;
-  __u64 nested = s->stolen_total - ti->fault_stolen0;
+  __u64 nested = s->intr_total - ti->fault_intr0;
   return wall > nested ? wall - nested : 0;
 }
 
@@ -417,7 +417,7 @@ static __always_inline void fault_pause(struct nw_task_info *ti, struct nw_cpu_s
 
 static __always_inline void fault_resume(struct nw_task_info *ti, struct nw_cpu_state *s) {
   ti->fault_start = bpf_ktime_get_ns() - ti->fault_start;
-  ti->fault_stolen0 = s->stolen_total;
+  ti->fault_intr0 = s->intr_total;
   ti->flags &= ~NW_TASK_FAULT_PAUSED;
 }
 
@@ -446,12 +446,12 @@ __noinline int watched_switch(struct nw_cpu_state *s, struct nw_leaving *lv) {
   __u64 now = bpf_ktime_get_ns();
   if (lv->pid && lv->pid != s->watch_measurer && s->watch_mark_ns && now > s->watch_mark_ns) {
     __u64 span = now - s->watch_mark_ns;
-    __u64 nested = s->stolen_total - s->watch_mark_stolen;
+    __u64 nested = s->intr_total - s->watch_mark_intr;
     span = span > nested ? span - nested : 0;
     if (span && span >= s->watch_min_ns) record_cached(NW_KIND_PREEMPT, lv->pid, lv->comm, span);
   }
   s->watch_mark_ns = now;
-  s->watch_mark_stolen = s->stolen_total;
+  s->watch_mark_intr = s->intr_total;
   return 0;
 }
 
@@ -494,7 +494,7 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu
   __u64 t_in = now > slice ? now - slice : 0;
   if (t_in < s->mark_ts || t_in > now) t_in = s->mark_ts;
   if (s->waiting > 0 && s->mark_ts && t_in > s->mark_ts && s->curr_pid) {
-    __u64 span = t_in - s->mark_ts, nested = s->stolen_total - s->mark_stolen;
+    __u64 span = t_in - s->mark_ts, nested = s->intr_total - s->mark_intr;
     span = span > nested ? span - nested : 0;
     if (span) record(NW_KIND_PREEMPT, s->curr_pid, s->curr_comm, span);
   }
@@ -507,7 +507,7 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu
   s->curr_tracked = pi ? 1 : 0;
   s->tracked_since = pi ? t_in : 0;
   s->mark_ts = t_in;
-  s->mark_stolen = s->stolen_total;
+  s->mark_intr = s->intr_total;
   return 0;
 }
 
@@ -558,7 +558,7 @@ static __always_inline void throttle_end(struct nw_cpu_state *s, struct nw_task_
     return;
   }
   // Less the interrupts and steal in it, charged as themselves (the CPU counts as affected).
-  __u64 span = now > s->throttle_since ? now - s->throttle_since : 0, nested = s->stolen_total - s->throttle_stolen0;
+  __u64 span = now > s->throttle_since ? now - s->throttle_since : 0, nested = s->intr_total - s->throttle_intr0;
   if (span > nested) record(NW_KIND_THROTTLE, s->throttle_cg, 0, span - nested);
   __s32 left = s->throttled_n - 1;
   s->throttled_n = 0;
@@ -586,7 +586,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   if (s->steal_mark && steal > s->steal_mark && (pi || s->waiting > 0 || s->throttled_n > 0)) {
     __u64 d = steal - s->steal_mark;
     record_fixed(NW_FIXED_STEAL, d);
-    s->stolen_total += d;
+    s->intr_total += d;
   }
   s->steal_mark = steal;
   if (prev_pid != s->curr_pid) resync(s, pi, cpu, &lv, prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
@@ -600,7 +600,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     // (Not during a throttle episode: its tasks wait for the quota, and the episode is charged
     // the whole span, whoever runs meanwhile.)
     __u64 span = now - s->mark_ts;
-    __u64 nested = s->stolen_total - s->mark_stolen;
+    __u64 nested = s->intr_total - s->mark_intr;
     span = span > nested ? span - nested : 0;
     if (prev_pid == 0) {
       if (s->waiting > 0) record_fixed(NW_FIXED_WAKEUP_IDLE, span);
@@ -633,7 +633,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
         pi->throttle_epoch = s->throttle_epoch;
         if (s->throttled_n++ == 0) {
           s->throttle_since = now;
-          s->throttle_stolen0 = s->stolen_total;
+          s->throttle_intr0 = s->intr_total;
           s->throttle_cg = throttled;
         }
       } else {
@@ -687,7 +687,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   s->curr_pid = next_pid;
   __builtin_memcpy(s->curr_comm, next->comm, NW_COMM_LEN);
   s->mark_ts = now;
-  s->mark_stolen = s->stolen_total;
+  s->mark_intr = s->intr_total;
   return 0;
 }
 
@@ -889,7 +889,7 @@ int BPF_PROG(on_fault_entry, struct vm_area_struct *vma, unsigned long address, 
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   ti->flags &= ~NW_TASK_FAULT_PAUSED;
-  ti->fault_stolen0 = s->stolen_total;
+  ti->fault_intr0 = s->intr_total;
   ti->fault_start = bpf_ktime_get_ns();
   return 0;
 }
@@ -927,15 +927,15 @@ int BPF_PROG(on_fault_exit, struct vm_area_struct *vma, unsigned long address, u
 
 // ---- interrupts ------------------------------------------------------------------------
 
-// Own time of an event that began at *start with stolen_total at *stolen0; adds it to the CPU's
-// stolen_total so enclosing spans subtract it.
-static __always_inline __u64 close_span(struct nw_cpu_state *s, __u64 *start, __u64 *stolen0, __u64 now) {
+// Own time of an event that began at *start with intr_total at *intr0; adds it to the CPU's
+// intr_total so enclosing spans subtract it.
+static __always_inline __u64 close_span(struct nw_cpu_state *s, __u64 *start, __u64 *intr0, __u64 now) {
   if (!*start || now < *start) return 0;
   __u64 wall = now - *start;
-  __u64 nested = s->stolen_total - *stolen0;
+  __u64 nested = s->intr_total - *intr0;
   __u64 own = wall > nested ? wall - nested : 0;
-  s->stolen_total += own;
-  if (s->curr_tracked) s->stolen_running += own;
+  s->intr_total += own;
+  if (s->curr_tracked) s->intr_running += own;
   *start = 0;
   return own;
 }
@@ -945,7 +945,7 @@ int BPF_PROG(on_irq_entry, int irq, struct irqaction *action) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   s->irq_start = bpf_ktime_get_ns();
-  s->irq_stolen0 = s->stolen_total;
+  s->irq_intr0 = s->intr_total;
   s->irq_last = irq + 1;
   return 0;
 }
@@ -954,7 +954,7 @@ SEC("tp_btf/irq_handler_exit")
 int BPF_PROG(on_irq_exit, int irq, struct irqaction *action, int ret) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
-  __u64 own = close_span(s, &s->irq_start, &s->irq_stolen0, bpf_ktime_get_ns());
+  __u64 own = close_span(s, &s->irq_start, &s->irq_intr0, bpf_ktime_get_ns());
   if (own && charged(s, own)) record(NW_KIND_IRQ, irq, 0, own);
   return 0;
 }
@@ -964,7 +964,7 @@ int BPF_PROG(on_softirq_entry, unsigned int vec) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   s->softirq_start = bpf_ktime_get_ns();
-  s->softirq_stolen0 = s->stolen_total;
+  s->softirq_intr0 = s->intr_total;
   s->softirq_vec = vec;
   return 0;
 }
@@ -973,7 +973,7 @@ SEC("tp_btf/softirq_exit")
 int BPF_PROG(on_softirq_exit, unsigned int vec) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
-  __u64 own = close_span(s, &s->softirq_start, &s->softirq_stolen0, bpf_ktime_get_ns());
+  __u64 own = close_span(s, &s->softirq_start, &s->softirq_intr0, bpf_ktime_get_ns());
   if (own && charged(s, own)) {
     if (vec < NW_SOFTIRQ_SLOTS)
       record_fixed(NW_FIXED_SOFTIRQ + vec, own);
@@ -987,8 +987,8 @@ SEC("tp_btf/nmi_handler")
 int BPF_PROG(on_nmi, void *handler, s64 delta_ns, int handled) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s || delta_ns <= 0) return 0;
-  s->stolen_total += delta_ns;
-  if (s->curr_tracked) s->stolen_running += delta_ns;
+  s->intr_total += delta_ns;
+  if (s->curr_tracked) s->intr_running += delta_ns;
   if (charged(s, delta_ns)) {
     // The handler's address travels in the comm bytes; user space resolves it via kallsyms.
     char comm[NW_COMM_LEN] = {};
@@ -1004,14 +1004,14 @@ static __always_inline int vector_entry(__u32 id) {
   if (!s) return 0;
   s->vec_id = id;
   s->vec_start = bpf_ktime_get_ns();
-  s->vec_stolen0 = s->stolen_total;
+  s->vec_intr0 = s->intr_total;
   return 0;
 }
 
 static __always_inline int vector_exit(__u32 id) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
-  __u64 own = close_span(s, &s->vec_start, &s->vec_stolen0, bpf_ktime_get_ns());
+  __u64 own = close_span(s, &s->vec_start, &s->vec_intr0, bpf_ktime_get_ns());
   if (own && charged(s, own)) record_fixed(NW_FIXED_VECTOR + id, own);
   return 0;
 }

@@ -149,9 +149,9 @@ struct nw_task_info {
   __u64 held_steal; /* its runqueue's steal then (rq_steal; 0: unknown) */
   __u64 call_depth; /* --windows-at: calls of the function open on this thread */
   /* The page fault being handled: ktime of its start on this slice (or, paused, its CPU time so
-   * far) and the CPU's stolen_total then; 0 outside a fault. */
+   * far) and the CPU's intr_total then; 0 outside a fault. */
   __u64 fault_start;
-  __u64 fault_stolen0;
+  __u64 fault_intr0;
 };
 
 /* Bookkeeping per CPU (BPF_MAP_TYPE_ARRAY by CPU, memory-mapped by user space). User space writes
@@ -170,9 +170,9 @@ struct nw_cpu_state {
   __u32 pad_cfg;
   __u64 watch_min_ns;       /* watched CPU: events of less own time are not charged (check: its gap
                                threshold, since shorter events cannot show in the spinner's gaps) */
-  /* Watched CPU: ktime and stolen_total at its last context switch (0: none since it opened).
+  /* Watched CPU: ktime and intr_total at its last context switch (0: none since it opened).
    * Written at every switch of a watched CPU, by that CPU only: no false sharing in this line. */
-  __u64 watch_mark_ns, watch_mark_stolen;
+  __u64 watch_mark_ns, watch_mark_intr;
   /* CFS bandwidth throttling of tracked tasks on this CPU: one episode from the first tracked
    * task's throttled switch-out to the first switch-in after the group's unthrottle, charged
    * once however many of them it held (written on throttle events only). */
@@ -181,24 +181,24 @@ struct nw_cpu_state {
   __u32 throttle_cg;        /* the throttled group's id (as NW_KIND_THROTTLE's) */
   __u32 throttle_epoch;     /* episodes closed so far: a task's throttle_epoch names its episode */
   __u32 pad_throttle;
-  __u64 throttle_stolen0;   /* stolen_total at the episode's start: its interrupts are charged as such */
+  __u64 throttle_intr0;   /* intr_total at the episode's start: its interrupts are charged as such */
   /* written on every event */
-  __u64 stolen_total;       /* own time of all interrupt-like events on this CPU, ever */
+  __u64 intr_total;       /* own time of all interrupt-like events on this CPU, ever */
   __u64 mark_ts;            /* start of the current task's charged span */
-  __u64 mark_stolen;        /* stolen_total at mark_ts */
+  __u64 mark_intr;        /* intr_total at mark_ts */
   __u64 steal_mark;         /* hypervisor steal the scheduler had accounted here at mark_ts (ns) */
   __u64 tracked_since;      /* when the running tracked task got the CPU (0: not tracked) */
   __s64 waiting;            /* tracked tasks runnable on this CPU but not running */
-  __u64 irq_start, irq_stolen0;
-  __u64 vec_start, vec_stolen0;
-  __u64 softirq_start, softirq_stolen0;
+  __u64 irq_start, irq_intr0;
+  __u64 vec_start, vec_intr0;
+  __u64 softirq_start, softirq_intr0;
   __u32 curr_pid;
   __u32 curr_tracked;
   char curr_comm[NW_COMM_LEN]; /* for SMT charges and for a switch the probe did not see */
   __u64 smt_charged_until;
   /* Interrupt-like time (IRQ, vector, softirq, NMI) taken while a tracked task ran here: the
    * scheduler's runtime includes it on kernels without IRQ_TIME_ACCOUNTING. Cumulative. */
-  __u64 stolen_running;
+  __u64 intr_running;
   /* Context switches of tracked tasks on this CPU, counted the kernel's way (nvcsw / nivcsw) so
    * user space can check them against getrusage(): voluntary = the task blocked, involuntary = it
    * was still runnable (preempted or yielded). Cumulative; user space takes differences. */

@@ -1,8 +1,9 @@
 // Which knobs this run calls for. Each entry looks at the attributed sources (and patterns) and,
 // when a knob would remove a material share of the variance, recommends it. What a knob is, its
 // commands and its trade-off come from the one catalogue (src/knobs/), rendered for this run's
-// CPUs, housekeeping CPUs and command; here are only the decisions: which sources each knob is
-// asked for, the share it removes, and the wording that names this benchmark.
+// CPUs, housekeeping CPUs and command, and so does which sources a knob addresses (Knob::sources);
+// here are only the decisions: which knobs to consider, when a share is worth one, the ranking, and
+// the wording that names this benchmark.
 #include "reports/advice.h"
 #include "reports/advice_windows.h"
 
@@ -13,8 +14,8 @@
 #include <fmt/ranges.h>
 
 #include "knobs/catalogue.h"
-#include "reports/sources.h"
-#include "sources/kernel_names.h"
+#include "record/source_detail.h"
+#include "reports/source_matrix.h"
 #include "sources/vocabulary.h"
 #include "system/cpulist.h"
 
@@ -59,9 +60,11 @@ bool machine_preemption(const Context& c, const std::string& s) {
   auto id = sources::parse(s);
   return id.category == sources::kPreemption && !sources::is_contention(id, c.bench_comm);
 }
-bool device_irq(const std::string& s) {
-  auto id = sources::parse(s);
-  return id.category == sources::kIrq && !sources::is_apic_vector(id.name);
+// Whether catalogue knob `knob` addresses the source (its `sources`, src/knobs/catalogue.cpp).
+// The benchmark's own threads (contention, or records that named them `preemption:<its comm>`)
+// are never the machine's noise, whatever pattern they match.
+bool covers(const Context& c, std::string_view knob, const std::string& s) {
+  return !sources::is_contention(sources::parse(s), c.bench_comm) && knobs::get(knob).addresses(s);
 }
 
 // A recommendation of catalogue knob `k`: its commands, its trade-off, and the rerun that
@@ -110,22 +113,19 @@ int quieter_cpu(const RunRecord& rec, bool avoid_current = true) {
 
 void stop_processes(const Context& c, Out& out) {
   for (const auto& r : c.in.rows) {
-    if (r.share < kMinAddressedShare || !machine_preemption(c, r.source)) continue;
+    if (r.share < kMinAddressedShare || !covers(c, "stop-process", r.source)) continue;
     auto comm = name_of(r.source);
-    if (is_kernel_thread(comm)) continue;  // isolated or moved instead, never stopped
     // A short-lived command seen in many runs has many pids: name a few, not all.
     knobs::Context kc = c.knob;
     kc.process = comm;
     bool more = false;
-    if (r.detail.is_object() && r.detail.contains("pids") && r.detail["pids"].is_array())
-      for (const auto& p : r.detail["pids"]) {
-        if (!p.is_number_integer()) continue;
-        if (kc.pids.size() == kPidsNamed) {
-          more = true;
-          break;
-        }
-        kc.pids.push_back(p.get<int>());
+    for (int64_t p : SourceDetail::from_json(r.detail).pids) {
+      if (kc.pids.size() == kPidsNamed) {
+        more = true;
+        break;
       }
+      kc.pids.push_back(int(p));
+    }
     std::string pids = kc.pids.empty() ? "" : fmt::format(" (pid {}{})", fmt::join(kc.pids, ","), more ? ", …" : "");
     out.push_back(of_knob(knobs::get("stop-process"), kc, "stop-process:" + comm,
                           fmt::format("Stop {}{} while benchmarking: it preempted the benchmark", comm, pids),
@@ -157,7 +157,8 @@ void waited_on(const Context& c, Out& out) {
     auto id = sources::parse(r.source);
     if (r.share < kMinAddressedShare || sources::blocking_part(id) != sources::BlockingPart::wait) continue;
     std::string who = sources::blocking_party(id);
-    std::string pid = r.detail.is_object() && r.detail.contains("pid") ? fmt::format(" (pid {})", r.detail["pid"].dump()) : "";
+    auto waker = SourceDetail::from_json(r.detail).pid;
+    std::string pid = waker ? fmt::format(" (pid {})", *waker) : "";
     out.push_back({"workload-wait:" + who,
                    fmt::format("The benchmark waits on {}{}: the variance of that wait is the workload's, not noise", who, pid),
                    {fmt::format("# what does the benchmark wait for from {}? Make that party repeatable (warm it up, give "
@@ -169,12 +170,12 @@ void waited_on(const Context& c, Out& out) {
 
 void move_irqs(const Context& c, Out& out) {
   for (const auto& r : c.in.rows) {
-    if (r.share < kMinAddressedShare || !device_irq(r.source)) continue;
+    if (r.share < kMinAddressedShare || !covers(c, "irq-affinity", r.source)) continue;
     auto name = name_of(r.source);
     knobs::Context kc = c.knob;
     std::string title;
-    if (r.detail.is_object() && r.detail.contains("irq") && r.detail["irq"].is_number_integer()) {
-      kc.irqs = {r.detail["irq"].get<int>()};
+    if (auto irq = SourceDetail::from_json(r.detail).irq) {
+      kc.irqs = {*irq};
       title = fmt::format("Move IRQ {} ({}) off CPU {}", kc.irqs.front(), name, c.target);
     } else {
       // Without its number (an older record) the catalogue moves every device IRQ, this one too.
@@ -226,36 +227,21 @@ void quieter(const Context& c, Out& out) {
 }
 
 using Title = std::function<std::string(const Context&)>;
-using Accepts = std::function<bool(const Context&, const std::string& source)>;
+using When = std::function<bool(const Context&)>;
 
-// An entry that recommends catalogue knob `id` when the sources it accepts are material.
-Entry knob(const char* id, Title title, Accepts accepts) {
+// An entry that recommends catalogue knob `id` when the sources it addresses are material (and,
+// for some, only on some machines).
+Entry knob(const char* id, Title title, When when = nullptr) {
   return {id, [=](const Context& c, Out& out) {
-            propose_knob(c, out, id, title(c), [&](const std::string& s) { return accepts(c, s); });
+            if (when && !when(c)) return;
+            propose_knob(c, out, id, title(c), [&](const std::string& s) { return covers(c, id, s); });
           }};
 }
 Title text(const char* title) {
   return [title](const Context&) { return std::string(title); };
 }
-Accepts source_is(const char* name) {
-  return [name](const Context&, const std::string& s) { return s == name; };
-}
-Accepts category_is(std::string_view category) {
-  return [category](const Context&, const std::string& s) { return sources::parse(s).category == category; };
-}
-// `unexplained`, which a layout knob may reduce; on a VM the host explains it first.
-bool layout(const Context& c, const std::string& s) { return !c.in.rec.host.virtualized && s == "unexplained"; }
-bool any_device_irq(const Context&, const std::string& s) { return device_irq(s); }
-// A process the scheduler may preempt less with a higher priority (kernel threads are not).
-bool preempting_process(const Context& c, const std::string& s) {
-  return machine_preemption(c, s) && !is_kernel_thread(name_of(s));
-}
-// Unbound kernel threads only: per-CPU ones ("ksoftirqd/1") and kworkers stay where they are.
-bool unbound_kthread(const Context& c, const std::string& s) {
-  auto name = name_of(s);
-  return machine_preemption(c, s) && is_kernel_thread(name) && name.rfind("kworker/", 0) != 0 &&
-         name.find('/') == std::string::npos;
-}
+// A layout knob may reduce `unexplained`; on a VM the host explains it first.
+bool not_virtualized(const Context& c) { return !c.in.rec.host.virtualized; }
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> all = {
@@ -268,45 +254,29 @@ const std::vector<Entry>& entries() {
          int cpu = std::max(0, quieter_cpu(c.in.rec, false));
          auto kc = on_cpus(c, {cpu});
          propose_knob(c, out, "pin-cpu", fmt::format("Pin the benchmark to one CPU (CPU {})", cpu),
-                      [](const std::string& s) { return s == "migration"; }, &kc);
+                      [&](const std::string& s) { return covers(c, "pin-cpu", s); }, &kc);
        }},
       {"quieter-cpu", quieter},
-      knob("isolcpus", [](const Context& c) { return fmt::format("Isolate CPU {} from the scheduler (isolcpus)", c.target); },
-           machine_preemption),
+      knob("isolcpus", [](const Context& c) { return fmt::format("Isolate CPU {} from the scheduler (isolcpus)", c.target); }),
       knob("kthread-cpus",
-           [](const Context& c) { return fmt::format("Keep kernel threads on CPU {} (kthread_cpus)", c.housekeeping); },
-           unbound_kthread),
+           [](const Context& c) { return fmt::format("Keep kernel threads on CPU {} (kthread_cpus)", c.housekeeping); }),
       knob("workqueue-cpumask",
-           [](const Context& c) { return fmt::format("Run unbound kernel work queues on CPU {} only", c.housekeeping); },
-           [](const Context& c, const std::string& s) {
-             return machine_preemption(c, s) && name_of(s).rfind("kworker/u", 0) == 0;
-           }),
-      knob("nohz-full", [](const Context& c) { return fmt::format("Stop the scheduler tick on CPU {} (nohz_full)", c.target); },
-           [](const Context&, const std::string& s) { return sources::is_tick(sources::parse(s)); }),
-      knob("rcu-nocbs", [](const Context& c) { return fmt::format("Offload RCU callbacks from CPU {} (rcu_nocbs)", c.target); },
-           [](const Context& c, const std::string& s) {
-             return s == "softirq:RCU" || (machine_preemption(c, s) && name_of(s).rfind("rcu", 0) == 0);
-           }),
-      knob("irqaffinity",
-           [](const Context& c) {
-             return fmt::format("Send every device IRQ to CPU {} from boot (irqaffinity)", c.housekeeping);
-           },
-           any_device_irq),
-      knob("irqbalance", [](const Context& c) { return fmt::format("Keep irqbalance off CPU {}", c.target); },
-           any_device_irq),
-      knob("sched-fifo", text("Run the benchmark with a real-time priority (SCHED_FIFO)"), preempting_process),
-      knob("nice", text("Give the benchmark the highest CFS weight (nice -20)"), preempting_process),
-      knob("performance-governor", text("Use the performance governor"), source_is("frequency")),
-      knob("fixed-frequency", text("Fix the frequency: scaling_min_freq = scaling_max_freq"), source_is("frequency")),
-      knob("turbo-off", text("Turn turbo/boost off so the frequency cannot vary with temperature and load"),
-           source_is("frequency")),
-      knob("smt-off", text("Turn SMT off, or keep the benchmark's sibling CPU idle"), category_is(sources::kSmt)),
-      knob("c-states", text("Disable deep C-states so the CPU wakes up fast"), source_is("wakeup:idle")),
-      knob("nmi-watchdog", text("Turn off the NMI watchdog"), category_is(sources::kNmi)),
-      knob("transparent-hugepages", text("Make transparent huge pages deterministic (never)"),
-           [](const Context&, const std::string& s) {
-             return s == "fault" || s == "preemption:khugepaged" || s == "preemption:kcompactd0";
-           }),
+           [](const Context& c) { return fmt::format("Run unbound kernel work queues on CPU {} only", c.housekeeping); }),
+      knob("nohz-full", [](const Context& c) { return fmt::format("Stop the scheduler tick on CPU {} (nohz_full)", c.target); }),
+      knob("rcu-nocbs", [](const Context& c) { return fmt::format("Offload RCU callbacks from CPU {} (rcu_nocbs)", c.target); }),
+      knob("irqaffinity", [](const Context& c) {
+        return fmt::format("Send every device IRQ to CPU {} from boot (irqaffinity)", c.housekeeping);
+      }),
+      knob("irqbalance", [](const Context& c) { return fmt::format("Keep irqbalance off CPU {}", c.target); }),
+      knob("sched-fifo", text("Run the benchmark with a real-time priority (SCHED_FIFO)")),
+      knob("nice", text("Give the benchmark the highest CFS weight (nice -20)")),
+      knob("performance-governor", text("Use the performance governor")),
+      knob("fixed-frequency", text("Fix the frequency: scaling_min_freq = scaling_max_freq")),
+      knob("turbo-off", text("Turn turbo/boost off so the frequency cannot vary with temperature and load")),
+      knob("smt-off", text("Turn SMT off, or keep the benchmark's sibling CPU idle")),
+      knob("c-states", text("Disable deep C-states so the CPU wakes up fast")),
+      knob("nmi-watchdog", text("Turn off the NMI watchdog")),
+      knob("transparent-hugepages", text("Make transparent huge pages deterministic (never)")),
       {"cpu-quota",
        [](const Context& c, Out& out) {
          knobs::Context kc = c.knob;
@@ -316,7 +286,7 @@ const std::vector<Entry>& entries() {
          }
          propose_knob(c, out, "cpu-quota",
                       "Remove the CPU quota that throttles the benchmark (or give it whole CPUs instead)",
-                      [&](const std::string& s) { return sources::parse(s).category == sources::kThrottle; }, &kc);
+                      [&](const std::string& s) { return covers(c, "cpu-quota", s); }, &kc);
        }},
       {"dedicated-host",
        [](const Context& c, Out& out) {
@@ -346,14 +316,12 @@ const std::vector<Entry>& entries() {
                      "sync; echo 3 > /proc/sys/vm/drop_caches   # or always start cold"},
                     "The benchmark no longer measures the storage it will meet in production.");
        }},
-      {"timer-slack",
-       [](const Context& c, Out& out) {
-         propose_knob(c, out, "timer-slack", "End the benchmark's sleeps on time: timer slack 1 ns (or --fifo, which has none)",
-                      [](const std::string& s) { return sources::blocking_part(sources::parse(s)) == sources::BlockingPart::sleep; });
-       }},
+      knob("timer-slack", text("End the benchmark's sleeps on time: timer slack 1 ns (or --fifo, which has none)")),
       {"workload-wait", waited_on},
-      knob("aslr-off", text("Disable address-space randomisation for the benchmark (may remove layout noise)"), layout),
-      knob("clean-env", text("Run with a fixed, minimal environment (stack alignment depends on its size)"), layout),
+      knob("aslr-off", text("Disable address-space randomisation for the benchmark (may remove layout noise)"),
+           not_virtualized),
+      knob("clean-env", text("Run with a fixed, minimal environment (stack alignment depends on its size)"),
+           not_virtualized),
       {"more-warmup",
        [](const Context& c, Out& out) {
          if (!c.in.patterns.slow_first.found) return;
@@ -413,7 +381,7 @@ std::string shell_command(const std::vector<std::string>& argv) {
   return cmd;
 }
 
-std::vector<std::string> knob_ids() {
+std::vector<std::string> recommendation_ids() {
   std::vector<std::string> ids;
   for (const auto& e : entries()) ids.emplace_back(e.id);
   return ids;

@@ -45,7 +45,7 @@ std::string shell_command(const std::vector<std::string>& argv);
 
 // What a recommendation can be, in table order (ids of per-process/per-IRQ ones are prefixes:
 // "stop-process" yields "stop-process:<comm>").
-std::vector<std::string> knob_ids();
+std::vector<std::string> recommendation_ids();
 
 // What the catalogue renders a record's recommendations for: its CPUs, its machine's online CPUs
 // and its command, as root (no sudo).

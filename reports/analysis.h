@@ -11,7 +11,7 @@
 #include "reports/narrative.h"
 #include "reports/neighbours.h"
 #include "reports/patterns.h"
-#include "reports/sources.h"
+#include "reports/source_matrix.h"
 #include "reports/workload.h"
 
 namespace nw::report {

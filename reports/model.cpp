@@ -1,6 +1,7 @@
 #include "reports/model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -119,6 +120,11 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
   if (m.failed) return m;  // the short report: headline, command, warnings
   m.attributable = a.attribution.attributable;
   for (const auto& row : a.attribution.rows) m.sources.push_back(view_row(row));
+  // As printed: a share that rounds to "-1 %" or below, or an interval that starts there.
+  auto negative = [](double f) { return std::round(f * 100) < 0; };
+  for (const auto& r : m.sources)
+    m.negative_shares = m.negative_shares ||
+                        (m.attributable && (negative(r.share) || (!r.uncertain && r.share_low && negative(*r.share_low))));
   m.advice = advice_groups(a.recommendations);
   m.unavailable = rec.unavailable;
   chart_runs(rec, a, m);

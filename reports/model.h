@@ -52,6 +52,8 @@ struct ReportModel {
   HostInfo host;
   bool attributable = false;
   std::vector<SourceRow> sources;  // ranked by share, `unexplained` included
+  // A share or interval bound shown is below zero (printed as "-1 %"): the renderers say why.
+  bool negative_shares = false;
   std::vector<std::string> warnings;
   std::vector<AdviceGroup> advice;  // recommendations, grouped by tier, in the record's order
   // Set when the benchmark failed before any measured run: the report says so and no more.
@@ -76,6 +78,11 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a);
 // What every format says after the headline of a failed benchmark, before the command.
 inline constexpr const char* kFailedAdvice =
     "Nothing was measured, so there is nothing to attribute. Run the command alone to see why it fails";
+
+// What every format says under the sources when a share shown is negative.
+inline constexpr const char* kNegativeShareNote =
+    "negative share: that source took less time in the slower runs than in the faster ones. The shares still sum "
+    "to 100 %; a small negative one is within the estimate's own noise";
 
 // Renderers: one per format, each in its own file.
 std::string render_text(const ReportModel& m, bool color);

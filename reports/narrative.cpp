@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "reports/sources.h"
+#include "reports/source_matrix.h"
 #include "reports/units.h"
 #include "sources/vocabulary.h"
 #include "stats/descriptive.h"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/sources.h"
+#include "reports/source_matrix.h"
 
 namespace nw::report {
 

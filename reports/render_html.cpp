@@ -121,6 +121,7 @@ std::string render_html(const ReportModel& m) {
                        r.max_ns > 0 ? esc(format_duration(r.max_ns)) : "");
     }
     h += "</table>\n";
+    if (m.negative_shares) h += "<p class=\"note\">" + esc(kNegativeShareNote) + "</p>\n";
   }
   if (m.timeline) h += timeline_section(*m.timeline, m.chart_series);
   h += warnings(m);

@@ -1,4 +1,6 @@
 // Markdown to paste into a pull request or an issue (GitHub-flavoured tables).
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "common/markdown.h"
@@ -76,6 +78,12 @@ std::string render_markdown(const ReportModel& m) {
                        !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",
                        r.max_ns > 0 ? format_duration(r.max_ns) : ""));
     line();
+    if (m.negative_shares) {
+      std::string note = kNegativeShareNote;
+      note[0] = char(std::toupper(static_cast<unsigned char>(note[0])));
+      line(note + ".");
+      line();
+    }
   }
   warnings(m, line);
   int n = 0;

@@ -95,6 +95,7 @@ std::string render_text(const ReportModel& m, bool color) {
     bool estimated = false;
     for (const auto& r : m.sources) estimated |= r.estimated;
     if (estimated) line("  * estimated: events x cost per event fitted on the unexplained remainder");
+    if (m.negative_shares) line(std::string("  ") + kNegativeShareNote);
     line();
   }
 

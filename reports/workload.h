@@ -6,7 +6,7 @@
 
 #include "record/run_record.h"
 #include "reports/attribution.h"
-#include "reports/sources.h"
+#include "reports/source_matrix.h"
 
 namespace nw::report {
 

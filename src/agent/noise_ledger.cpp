@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "agent/exposition.h"
+#include "common/exposition.h"
 #include "sources/vocabulary.h"
 
 namespace nw::agent {

@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 
 #include "agent/agent_metrics.h"
-#include "agent/exposition.h"
+#include "common/exposition.h"
 #include "check/check_render.h"
 
 namespace nw::agent {

@@ -50,15 +50,8 @@ int run_check_command(const CheckArgs& a) {
   auto report = check::run_check(root, opts);
 
   bool to_stdout = a.output.empty() || a.output == "-";
-  std::string text;
-  if (a.format == "json")
-    text = check::render_json(report).dump(2) + "\n";
-  else if (a.format == "prometheus")
-    text = check::render_prometheus(report);
-  else
-    text = check::render_text(report, to_stdout && use_color(stdout));
   // node_exporter may read the file at any time: write_document writes it whole.
-  write_document(text, a.output);
+  write_document(render_as(check::check_formats(), a.format, report, to_stdout && use_color(stdout)), a.output);
   return report.exit_status();
 }
 
@@ -77,9 +70,7 @@ void register_check(CLI::App& app, Action& action) {
                   "scheduling of the probe threads: other, or fifo:N / rr:N to see only what is bound to each CPU")
       ->capture_default_str();
   sub->add_option("--sysroot", args->sysroot, "read /proc and /sys under DIR (e.g. from `noisewatch snapshot`)");
-  add_format_option(sub, args->format, {"text", "json", "prometheus"},
-                    "text, json (noisewatch.check/1) or prometheus (textfile collector)")
-      ->capture_default_str();
+  add_format_option(sub, args->format, format_names(check::check_formats()), format_help(check::check_formats()));
   sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout");
   sub->add_flag("--no-attribution", args->no_attribution, "do not load the eBPF probe to attribute gaps");
   sub->add_option("--top", args->top, "sources listed per measured CPU (the total attributed is always given)")

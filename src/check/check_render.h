@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check/finding.h"
+#include "common/formats.h"
 
 namespace nw::check {
 
@@ -20,5 +21,8 @@ nlohmann::json render_json(const CheckReport& report);
 // not a problem; unknown must not read as healthy). noisewatch_check_state{check,state} is 1 for
 // the finding's status, so the five statuses stay distinguishable.
 std::string render_prometheus(const CheckReport& report);
+
+// Every --format of `check`: text (the default), json, prometheus.
+std::span<const OutputFormat<CheckReport>> check_formats();
 
 }  // namespace nw::check

@@ -2,14 +2,9 @@
 
 #include <algorithm>
 
-#if __has_include("probes/noise_probe.h")
 #include "probes/noise_probe.h"
-#define NW_HAVE_NOISE_PROBE 1
-#endif
 
 namespace nw::check {
-
-#ifdef NW_HAVE_NOISE_PROBE
 
 namespace {
 
@@ -58,14 +53,5 @@ std::unique_ptr<NoiseAttributor> make_probe_attributor(std::string* why) {
   (void)why;
   return std::make_unique<ProbeAttributor>();
 }
-
-#else
-
-std::unique_ptr<NoiseAttributor> make_probe_attributor(std::string* why) {
-  if (why) *why = "gap attribution needs the eBPF noise probe, which this build does not have yet";
-  return nullptr;
-}
-
-#endif
 
 }  // namespace nw::check

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "check/check_render.h"
+#include "common/exposition.h"
 
 namespace nw::check {
 
@@ -17,61 +18,39 @@ int status_value(Status s) {
   return -1;
 }
 
-// Label values are quoted strings: escape backslash, quote and newline.
-std::string label(const std::string& v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
+// Through the one exposition writer (common/exposition.h), which the agent's /metrics appends
+// this to: label values made valid UTF-8 and escaped, values spelled as Prometheus reads them.
 std::string render_prometheus(const CheckReport& report) {
-  std::string out;
-  out += "# HELP noisewatch_check_status Result of a noisewatch check: 0 ok or info, 1 warn, 2 fail, -1 unknown.\n";
-  out += "# TYPE noisewatch_check_status gauge\n";
-  for (const auto& f : report.findings)
-    out += fmt::format("noisewatch_check_status{{check=\"{}\"}} {}\n", label(f.id), status_value(f.status));
-  out += "# HELP noisewatch_check_state 1 for the status (ok, info, warn, fail, unknown) of each check.\n";
-  out += "# TYPE noisewatch_check_state gauge\n";
+  Exposition x;
+  x.family("noisewatch_check_status", "gauge",
+           "Result of a noisewatch check: 0 ok or info, 1 warn, 2 fail, -1 unknown.");
+  for (const auto& f : report.findings) x.sample("noisewatch_check_status", {{"check", f.id}}, status_value(f.status));
+  x.family("noisewatch_check_state", "gauge", "1 for the status (ok, info, warn, fail, unknown) of each check.");
   for (const auto& f : report.findings)
     for (Status s : {Status::ok, Status::info, Status::warn, Status::fail, Status::unknown})
-      out += fmt::format("noisewatch_check_state{{check=\"{}\",state=\"{}\"}} {}\n", label(f.id), to_string(s),
-                         f.status == s ? 1 : 0);
-  out += "# HELP noisewatch_check_exit_status Exit status of noisewatch check: 0 no warnings, 1 warnings, 2 failures.\n";
-  out += "# TYPE noisewatch_check_exit_status gauge\n";
-  out += fmt::format("noisewatch_check_exit_status {}\n", report.exit_status());
-  if (!report.cpus.empty()) {
-    out += "# HELP noisewatch_cpu_noise_ratio Fraction of the measurement a spinning thread lost to gaps above the threshold.\n";
-    out += "# TYPE noisewatch_cpu_noise_ratio gauge\n";
-    for (const auto& c : report.cpus)
-      out += fmt::format("noisewatch_cpu_noise_ratio{{cpu=\"{}\"}} {:.9g}\n", c.cpu, c.noise_ppm / 1e6);
-    out += "# HELP noisewatch_cpu_max_gap_seconds Longest gap seen by the spinning thread.\n";
-    out += "# TYPE noisewatch_cpu_max_gap_seconds gauge\n";
-    for (const auto& c : report.cpus)
-      out += fmt::format("noisewatch_cpu_max_gap_seconds{{cpu=\"{}\"}} {:.9g}\n", c.cpu, double(c.max_gap_ns) / 1e9);
-    out += "# HELP noisewatch_cpu_noise_gaps Gaps above the threshold during the measurement.\n";
-    out += "# TYPE noisewatch_cpu_noise_gaps gauge\n";
-    for (const auto& c : report.cpus) out += fmt::format("noisewatch_cpu_noise_gaps{{cpu=\"{}\"}} {}\n", c.cpu, c.gaps);
-    out += "# HELP noisewatch_cpu_noise_measured_seconds Length of the measurement on the CPU.\n";
-    out += "# TYPE noisewatch_cpu_noise_measured_seconds gauge\n";
-    for (const auto& c : report.cpus)
-      out += fmt::format("noisewatch_cpu_noise_measured_seconds{{cpu=\"{}\"}} {:.9g}\n", c.cpu,
-                         double(c.measured_ns) / 1e9);
-  }
+      x.sample_int("noisewatch_check_state", {{"check", f.id}, {"state", std::string(to_string(s))}}, f.status == s);
+  x.family("noisewatch_check_exit_status", "gauge",
+           "Exit status of noisewatch check: 0 no warnings, 1 warnings, 2 failures.");
+  x.sample("noisewatch_check_exit_status", {}, report.exit_status());
+  auto per_cpu = [&](std::string_view name, std::string_view help, auto value) {
+    x.family(name, "gauge", help);
+    for (const auto& c : report.cpus) x.sample(name, {{"cpu", std::to_string(c.cpu)}}, value(c));
+  };
+  per_cpu("noisewatch_cpu_noise_ratio", "Fraction of the measurement a spinning thread lost to gaps above the threshold.",
+          [](const auto& c) { return c.noise_ppm / 1e6; });
+  per_cpu("noisewatch_cpu_max_gap_seconds", "Longest gap seen by the spinning thread.",
+          [](const auto& c) { return double(c.max_gap_ns) / 1e9; });
+  per_cpu("noisewatch_cpu_noise_gaps", "Gaps above the threshold during the measurement.",
+          [](const auto& c) { return double(c.gaps); });
+  per_cpu("noisewatch_cpu_noise_measured_seconds", "Length of the measurement on the CPU.",
+          [](const auto& c) { return double(c.measured_ns) / 1e9; });
   if (report.recommended_cpu) {
-    out += "# HELP noisewatch_recommended_cpu The quietest non-housekeeping CPU measured.\n";
-    out += "# TYPE noisewatch_recommended_cpu gauge\n";
-    out += fmt::format("noisewatch_recommended_cpu {}\n", *report.recommended_cpu);
+    x.family("noisewatch_recommended_cpu", "gauge", "The quietest non-housekeeping CPU measured.");
+    x.sample("noisewatch_recommended_cpu", {}, *report.recommended_cpu);
   }
-  return out;
+  return x.str();
 }
 
 }  // namespace nw::check

@@ -120,7 +120,14 @@ int main(int argc, char** argv) {
     }
     std::string what = e.what();
     if (!what.empty() && what.back() == '\n') what.pop_back();
-    fmt::print(stderr, "noisewatch: {} (see `noisewatch --help`)\n", what);
+    // One hint, to the help of the subcommand being parsed (a subcommand's own error names it).
+    std::string help = "noisewatch";
+    for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+      sub = sub->get_subcommands().front();
+      help += " " + sub->get_name();
+    }
+    fmt::print(stderr, "noisewatch: {}{}\n", what,
+               what.find("(see `") == std::string::npos ? fmt::format(" (see `{} --help`)", help) : "");
     return kExitOwnError;
   }
   if (!action) {

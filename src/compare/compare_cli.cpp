@@ -35,10 +35,7 @@ int run_compare(const CompareArgs& a) {
   auto base = compare::load_input(a.base);
   auto next = compare::load_input(a.next);
   auto result = compare::compare_inputs(base, next, options);
-  std::string text = a.format == "json"       ? compare::render_json(result)
-                     : a.format == "markdown" ? compare::render_markdown(result)
-                                              : compare::render_text(result);
-  write_document(text, a.output);
+  write_document(render_as(compare::compare_formats(), a.format, result, false), a.output);
   return result.fail_above_exceeded() ? 1 : 0;
 }
 
@@ -51,7 +48,8 @@ void register_compare(CLI::App& app, Action& action) {
                   "baseline: noisewatch run report, Google Benchmark, hyperfine or pyperf JSON (or .json.gz)")
       ->required();
   sub->add_option("NEW", args->next, "the run to judge, same kinds of file as BASE")->required();
-  add_format_option(sub, args->format, {"text", "json", "markdown"}, "text (default) | json | markdown");
+  add_format_option(sub, args->format, format_names(compare::compare_formats()),
+                    format_help(compare::compare_formats()));
   sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout");
   sub->add_option("--threshold", args->threshold,
                   "PERCENT: smaller changes count as no-change even when significant (default 1)")

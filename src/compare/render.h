@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/formats.h"
 #include "compare/model.h"
 
 namespace nw::compare {
@@ -13,6 +14,8 @@ std::string render_text(const Comparison& c);
 std::string render_markdown(const Comparison& c);
 nlohmann::ordered_json to_json(const Comparison& c);  // "noisewatch.compare/1", contract fields first
 std::string render_json(const Comparison& c); // to_json, indented, with a trailing newline
+// Every --format of `compare`: text (the default), json, markdown.
+std::span<const OutputFormat<Comparison>> compare_formats();
 
 // Number formatting shared by the text and markdown renderers.
 std::string format_duration(double ns);       // 4 significant digits: "13.43 ns", "12.35 ms", "870.2 ns"

@@ -2,9 +2,13 @@
 // before the IRQs move, turbo goes off before min = max is read, SMT siblings go offline last.
 #include "knobs/catalogue.h"
 
+#include <deque>
+#include <span>
+
 #include <fmt/format.h>
 
 #include "knobs/families.h"
+#include "sources/kernel_names.h"
 
 namespace nw::knobs {
 
@@ -12,10 +16,38 @@ namespace {
 
 using namespace family;
 
-// Device IRQs: every irq source except the APIC vectors, which no affinity setting moves.
-const std::vector<std::string_view> kDeviceIrqs = {"irq:*", "!irq:local_timer", "!irq:reschedule",
-                                                   "!irq:call_function", "!irq:call_function_single",
-                                                   "!irq:irq_work", "!irq:thermal"};
+// Knob::sources holds views: the patterns made here live as long as the catalogue.
+std::string_view keep(std::string pattern) {
+  static std::deque<std::string> arena;  // a deque never moves what it holds
+  return arena.emplace_back(std::move(pattern));
+}
+
+// `all` except each "category:name" given, a name ending in `*` read as a prefix.
+std::vector<std::string_view> all_but(std::string_view all, std::string_view category,
+                                      std::span<const std::string_view> names, std::string_view suffix = "") {
+  std::vector<std::string_view> p{all};
+  for (std::string_view n : names) p.push_back(keep(fmt::format("!{}:{}{}", category, n, suffix)));
+  return p;
+}
+
+// Device IRQs: every irq source except the APIC vectors (sources/kernel_names.h), which no
+// affinity setting moves.
+std::vector<std::string_view> device_irqs() { return all_but("irq:*", "irq", sources::apic_vector_names()); }
+
+// Every task that preempts the benchmark except the kernel's own threads, which can be neither
+// stopped nor outranked by a user process's priority: they are isolated or moved instead.
+std::vector<std::string_view> user_processes() {
+  return all_but("preemption:*", "preemption", sources::kernel_thread_prefixes(), "*");
+}
+
+// The kernel's unbound threads (no CPU in their name, sources/kernel_names.h), which kthread_cpus
+// keeps on the housekeeping CPUs.
+std::vector<std::string_view> unbound_kernel_threads() {
+  std::vector<std::string_view> p;
+  for (std::string_view prefix : sources::kernel_thread_prefixes())
+    if (prefix.find('/') == std::string_view::npos) p.push_back(keep(fmt::format("preemption:{}*", prefix)));
+  return p;
+}
 
 std::vector<Knob> build() {
   std::vector<Knob> k;
@@ -72,18 +104,18 @@ std::vector<Knob> build() {
                .tradeoff = "Large-memory workloads may run slower without huge pages.", .commands = cmd_thp,
                .plan = plan_thp});
   k.push_back({.id = "irqbalance", .title = "Stop irqbalance while benchmarking", .scope = Scope::runtime,
-               .removes = "IRQs moved back onto the benchmark CPUs", .sources = kDeviceIrqs,
+               .removes = "IRQs moved back onto the benchmark CPUs", .sources = device_irqs(),
                .findings = {"irqbalance"},
                .tradeoff = "Without irqbalance, IRQ placement no longer follows the load.",
                .needs = "irq-affinity", .commands = cmd_irqbalance, .plan = plan_irqbalance});
   k.push_back({.id = "irq-affinity", .title = "Move device IRQs to the housekeeping CPUs", .scope = Scope::runtime,
-               .removes = "device interrupts handled on the benchmark CPUs", .sources = kDeviceIrqs,
+               .removes = "device interrupts handled on the benchmark CPUs", .sources = device_irqs(),
                .findings = {"irq-affinity"},
                .tradeoff = "The housekeeping CPUs handle every device; irqbalance may move them back.",
                .commands = cmd_irq_affinity, .plan = plan_irq_affinity});
   k.push_back({.id = "irq-default-affinity", .title = "Send new IRQs to the housekeeping CPUs",
                .scope = Scope::runtime, .removes = "IRQs set up later (hot-plugged devices) on the benchmark CPUs",
-               .sources = kDeviceIrqs, .findings = {"irq-affinity"},
+               .sources = device_irqs(), .findings = {"irq-affinity"},
                .tradeoff = "New devices share the housekeeping CPUs.", .commands = cmd_irq_default_affinity,
                .plan = plan_irq_default_affinity});
   k.push_back({.id = "workqueue-cpumask", .title = "Run unbound kernel work queues on the housekeeping CPUs",
@@ -118,14 +150,13 @@ std::vector<Knob> build() {
                .boot_key = "rcu_nocbs"});
   k.push_back({.id = "irqaffinity", .title = "Send every device IRQ to the housekeeping CPUs from boot (irqaffinity)",
                .scope = Scope::boot, .removes = "device interrupts on the benchmark CPUs, from boot on",
-               .sources = kDeviceIrqs, .findings = {"irq-affinity"},
+               .sources = device_irqs(), .findings = {"irq-affinity"},
                .tradeoff = "Devices with many queues share fewer CPUs.",
                .boot = [](const std::string&, const std::string& hk) { return "irqaffinity=" + hk; },
                .boot_key = "irqaffinity", .boot_on_targets = false});
   k.push_back({.id = "kthread-cpus", .title = "Keep unbound kernel threads on the housekeeping CPUs (kthread_cpus)",
                .scope = Scope::boot, .removes = "unbound kernel threads preempting the benchmark",
-               .sources = {"preemption:kswapd*", "preemption:kcompactd*", "preemption:khugepaged",
-                           "preemption:kthreadd", "preemption:oom_reaper"},
+               .sources = unbound_kernel_threads(),
                .tradeoff = "Unbound kernel threads share the housekeeping CPUs; per-CPU threads stay.",
                .boot = [](const std::string&, const std::string& hk) { return "kthread_cpus=" + hk; },
                .boot_key = "kthread_cpus", .boot_on_targets = false});
@@ -136,7 +167,7 @@ std::vector<Knob> build() {
                .tradeoff = "A multi-threaded benchmark then shares one CPU; pin each thread instead.",
                .run_flag = "--cpu", .commands = cmd_pin});
   k.push_back({.id = "sched-fifo", .title = "Run the benchmark with a real-time priority (SCHED_FIFO)",
-               .scope = Scope::benchmark, .removes = "preemption by ordinary tasks", .sources = {"preemption:*"},
+               .scope = Scope::benchmark, .removes = "preemption by ordinary tasks", .sources = user_processes(),
                .tradeoff = "A CPU-bound RT task starves other tasks on its CPU (RT throttling leaves them 5 %); "
                            "not how it runs in production.",
                .run_flag = "--fifo", .run_arg = "1", .commands = cmd_fifo});
@@ -149,7 +180,7 @@ std::vector<Knob> build() {
                .run_flag = "--timer-slack", .run_arg = "1", .commands = cmd_timer_slack});
   k.push_back({.id = "nice", .title = "Give the benchmark the highest CFS weight (nice -20)",
                .scope = Scope::benchmark, .removes = "part of the preemption by ordinary tasks",
-               .sources = {"preemption:*"},
+               .sources = user_processes(),
                .tradeoff = "Only a larger time share: the other task still runs, just less often.",
                .run_flag = "--nice", .run_arg = "-20", .commands = cmd_nice});
   k.push_back({.id = "clean-env", .title = "Run with a fixed, minimal environment", .scope = Scope::benchmark,
@@ -159,7 +190,7 @@ std::vector<Knob> build() {
 
   // --- by hand -----------------------------------------------------------------------------
   k.push_back({.id = "stop-process", .title = "Stop the process that preempts the benchmark", .scope = Scope::manual,
-               .removes = "a named process taking the benchmark's CPU", .sources = {"preemption:*"},
+               .removes = "a named process taking the benchmark's CPU", .sources = user_processes(),
                .findings = {"load"},
                .tradeoff = "The process's own work waits; a service may need a maintenance window.",
                .commands = cmd_stop_process});
@@ -192,6 +223,38 @@ std::vector<Knob> build() {
 }
 
 }  // namespace
+
+const std::vector<NoKnob>& without_knob() {
+  static const std::vector<NoKnob> none = {
+      {"contention:*", "the benchmark's own threads: a setup to choose (more CPUs or fewer threads, the report's "
+                       "more-cpus advice), not the machine's noise"},
+      {"blocking", "the benchmark's own blocking: the report's advice is about the workload (workload-io, "
+                   "workload-wait), not a machine setting"},
+      {"blocking:io:*", "the benchmark's own I/O: made repeatable in the workload (workload-io)"},
+      {"blocking:wait:*", "the benchmark waiting on another task: that party's timing (workload-wait)"},
+      {"blocking:other", "the benchmark's own blocking, cause unknown"},
+      {"steal", "the hypervisor's: nothing inside the guest removes it (a dedicated host does)"},
+      {"irq:reschedule", "IPIs that other CPUs send with their work: isolcpus and nohz_full send fewer, no knob "
+                         "of their own"},
+      {"irq:call_function", "IPIs that other CPUs send with their work (TLB shootdowns, cross calls)"},
+      {"irq:call_function_single", "IPIs that other CPUs send with their work (TLB shootdowns, cross calls)"},
+      {"irq:irq_work", "deferred work of the CPU's own kernel code (perf, printk, RCU)"},
+      {"irq:thermal", "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
+      {"irq:threshold", "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
+      {"irq:deferred_error", "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
+      {"irq:error", "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
+      {"irq:spurious", "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
+      {"irq:x86_platform_ipi", "the platform's own interrupt (hypervisor callbacks): no setting in the guest"},
+      {"irq:reboot", "sent only to stop the machine"},
+      {"softirq:HI", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
+      {"softirq:NET_TX", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
+      {"softirq:NET_RX", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
+      {"softirq:BLOCK", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
+      {"softirq:IRQ_POLL", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
+      {"softirq:TASKLET", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
+  };
+  return none;
+}
 
 const std::vector<Knob>& catalogue() {
   static const std::vector<Knob> knobs = build();

@@ -1,7 +1,7 @@
 // The one catalogue of knobs that remove benchmark noise, shared by the report's recommendations,
 // the check fixes and `noisewatch tune`:
 //   recommendation: "address source S with knob K"  -> commands(get(K), ctx) and rerun(get(K), ctx)
-//                   (reports/advice.cpp decides when; for_source(S) lists the candidates)
+//                   (reports/advice.cpp decides when, among the knobs whose `sources` cover S)
 //   check finding:  "finding F -> fix commands"      -> fix_for_finding(F, ctx)
 //   tune:           the runtime knobs' planners       -> runtime_knobs()
 #pragma once
@@ -19,8 +19,13 @@ const Knob* find(std::string_view id);
 const Knob& get(std::string_view id);  // throws std::out_of_range for an unknown id
 std::vector<const Knob*> runtime_knobs();
 std::vector<const Knob*> boot_knobs();
-// Knobs whose `sources` cover the source, in catalogue order.
-std::vector<const Knob*> for_source(std::string_view source);
+// The sources no knob addresses, each with the reason: a pattern as in Knob::sources. Every
+// source of the vocabulary is covered by a knob or by one of these (tests/unit/knobs_catalogue_test).
+struct NoKnob {
+  std::string_view sources;
+  std::string_view why;
+};
+const std::vector<NoKnob>& without_knob();
 // Knobs that fix a `check` finding (docs/contracts.md finding ids), in catalogue order.
 std::vector<const Knob*> for_finding(std::string_view finding_id);
 

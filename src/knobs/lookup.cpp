@@ -36,10 +36,6 @@ std::vector<const Knob*> boot_knobs() {
   return select([](const Knob& k) { return k.scope == Scope::boot; });
 }
 
-std::vector<const Knob*> for_source(std::string_view source) {
-  return select([&](const Knob& k) { return k.addresses(source); });
-}
-
 std::vector<const Knob*> for_finding(std::string_view finding_id) {
   return select([&](const Knob& k) {
     for (auto f : k.findings)

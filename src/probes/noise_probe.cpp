@@ -25,6 +25,7 @@
 #include "noise.skel.h"
 #include "probes/kernel_features.h"
 #include "probes/source_names.h"
+#include "record/source_detail.h"
 #include "sources/kernel_names.h"
 #include "sources/vocabulary.h"
 #include "system/host_info.h"
@@ -218,7 +219,7 @@ std::vector<timeline::Event> NoiseProbe::drain_timeline() {
     e.dur_ns = r.dur_ns;
     e.cpu = int(r.cpu);
     e.source = std::move(named.source);
-    if (named.detail.is_object() && named.detail.contains("pid")) e.pid = named.detail["pid"].get<int64_t>();
+    if (auto pid = SourceDetail::from_json(named.detail).pid) e.pid = *pid;
     e.window = r.window;
     out.push_back(std::move(e));
   }
@@ -229,7 +230,6 @@ TimelineDrops NoiseProbe::timeline_drops() const { return impl_->timeline ? impl
 
 NoiseProbe::~NoiseProbe() = default;
 
-int NoiseProbe::possible_cpus() const { return impl_->ncpus; }
 
 void NoiseProbe::track(pid_t tid) { impl_->track(tid, 0, 0); }
 
@@ -386,9 +386,9 @@ bool NoiseProbe::has_cpufreq(int cpu) const { return impl_->with_cpufreq.count(c
 
 uint64_t NoiseProbe::cpu_ns() const { return __atomic_load_n(&impl_->skel->bss->cpu_ns, __ATOMIC_RELAXED); }
 
-uint64_t NoiseProbe::stolen_running_ns() const {
+uint64_t NoiseProbe::intr_running_ns() const {
   uint64_t n = 0;
-  for (int c = 0; c < impl_->ncpus; ++c) n += Impl::load(impl_->cpus[c].stolen_running);
+  for (int c = 0; c < impl_->ncpus; ++c) n += Impl::load(impl_->cpus[c].intr_running);
   return n;
 }
 

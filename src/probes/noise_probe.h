@@ -22,7 +22,7 @@ struct NoiseEvent {
   std::string source;  // "preemption:stress", "irq:virtio1-req.0", "softirq:TIMER", ...
   int cpu = 0;
   uint64_t count = 0, time_ns = 0, max_ns = 0;
-  nlohmann::json detail = nullptr;  // {"pid": N}, {"irq": N}, {"from": a, "to": b}, ...
+  nlohmann::json detail = nullptr;  // a SourceDetail (record/source_detail.h): pid, irq, from/to, ...
   uint32_t window = 0;              // --windows: 0 outside any window, k + 1 in window k
 };
 
@@ -80,7 +80,7 @@ class NoiseProbe {
   // CPU time of the tracked tasks that ended (from the benchmark's execve), and interrupt time
   // taken while a tracked task ran. Cumulative since load: take differences.
   uint64_t cpu_ns() const;
-  uint64_t stolen_running_ns() const;
+  uint64_t intr_running_ns() const;
   // Whether hypervisor steal comes from the probe ("steal" events: the scheduler's own account,
   // in ns, only while a tracked task ran or waited) rather than /proc/stat (10 ms ticks).
   bool measures_steal() const;
@@ -89,7 +89,6 @@ class NoiseProbe {
   bool has_cpufreq(int cpu) const;
   std::vector<nw::Unavailable> unavailable() const;
   FrequencySnapshot frequency(int cpu) const;
-  int possible_cpus() const;
   // The window markers (with ProbeOptions::windows; else null).
   WindowMarkers* markers();
   // Timeline events since the last drain, named like collect()'s (with ProbeOptions::timeline).

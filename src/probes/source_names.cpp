@@ -81,15 +81,15 @@ NoiseEvent EventNamer::name(const nw_noise_key& key) {
   switch (key.kind) {
     case NW_KIND_PREEMPT:
       e.source = sources::format(sources::kPreemption, key_comm(key));
-      e.detail = {{"pid", key.id}};
+      e.detail = SourceDetail{.pid = int64_t(key.id)}.to_json();
       break;
     case NW_KIND_CONTENTION:
       e.source = sources::format(sources::kContention, key_comm(key));
-      e.detail = {{"pid", key.id}};
+      e.detail = SourceDetail{.pid = int64_t(key.id)}.to_json();
       break;
     case NW_KIND_IRQ:
       e.source = irq_source(key.id);
-      e.detail = {{"irq", key.id}};
+      e.detail = SourceDetail{.irq = int(key.id)}.to_json();
       break;
     case NW_KIND_VECTOR:
       e.source = sources::format(sources::kIrq, sources::vector_name(key.id));
@@ -102,7 +102,7 @@ NoiseEvent EventNamer::name(const nw_noise_key& key) {
       break;
     case NW_KIND_SMT:
       e.source = sources::format(sources::kSmt, key_comm(key));
-      e.detail = {{"pid", key.id}};
+      e.detail = SourceDetail{.pid = int64_t(key.id)}.to_json();
       break;
     case NW_KIND_BLOCK:
       e.source = sources::kBlocking;
@@ -115,23 +115,23 @@ NoiseEvent EventNamer::name(const nw_noise_key& key) {
         e.source = sources::blocking_io(sources::softirq_name(key.id & ~NW_BLOCK_IO_SOFTIRQ));
       } else {
         e.source = sources::blocking_io(irq_name(key.id));
-        e.detail = {{"irq", key.id}};
+        e.detail = SourceDetail{.irq = int(key.id)}.to_json();
       }
       break;
     case NW_KIND_BLOCK_WAIT:
       e.source = sources::blocking_wait(key_comm(key));
-      e.detail = {{"pid", key.id}};
+      e.detail = SourceDetail{.pid = int64_t(key.id)}.to_json();
       break;
     case NW_KIND_BLOCK_OTHER:
       e.source = sources::format(sources::kBlocking, sources::kBlockingOther);
       break;
-    case NW_KIND_SLEEP_LATE:
+    case NW_KIND_SLEEP_LATE:  // named like the sleeps it belongs to, not a part of their time
       e.source = sources::format(sources::kBlocking, sources::kBlockingSleep);
-      e.detail = {{kTimerLateDetail, true}};
+      e.detail = SourceDetail{.timer_late_event = true}.to_json();
       break;
     case NW_KIND_MIGRATE:
       e.source = sources::kMigration;
-      e.detail = {{"from", key.id >> 16}, {"to", key.id & 0xffff}};
+      e.detail = SourceDetail{.from = int(key.id >> 16), .to = int(key.id & 0xffff)}.to_json();
       break;
     case NW_KIND_WAKEUP_IDLE:
       e.source = sources::format(sources::kWakeup, "idle");
@@ -144,7 +144,7 @@ NoiseEvent EventNamer::name(const nw_noise_key& key) {
       break;
     case NW_KIND_THROTTLE:
       e.source = throttle_source(key.id);
-      e.detail = {{"cgroup_id", key.id}};
+      e.detail = SourceDetail{.cgroup_id = int64_t(key.id)}.to_json();
       break;
     default:
       e.source = fmt::format("unknown:{}", key.kind);

@@ -8,6 +8,7 @@
 
 #include "noise.h"
 #include "probes/noise_probe.h"
+#include "record/source_detail.h"
 #include "system/interrupts.h"
 
 namespace nw::probes {
@@ -17,10 +18,6 @@ std::string key_comm(const nw_noise_key& key);
 
 // The key a fixed per-CPU slot (enum nw_fixed_slot) stands for.
 nw_noise_key fixed_slot_key(uint32_t slot);
-
-// The detail key that marks a sleep-lateness event (NW_KIND_SLEEP_LATE): named like the sleeps it
-// belongs to (blocking:sleep) but not a part of their time; merge_noise folds it into their detail.
-inline constexpr const char* kTimerLateDetail = "timer_late";
 
 // Names keys; remembers /proc/interrupts (re-read when an IRQ number is new) and the NMI
 // handlers' symbols (read from /proc/kallsyms on the first NMI).

@@ -1,3 +1,4 @@
+#include "record/source_detail.h"
 #include "record/run_record.h"
 
 #include <algorithm>
@@ -23,9 +24,10 @@ using nlohmann::json;
 // they always sum to it.
 static std::vector<NoiseEntry> blocking_parts(const NoiseEntry& total) {
   std::vector<NoiseEntry> out;
-  if (!total.detail.is_object() || !total.detail.contains("parts") || !total.detail["parts"].is_array()) return out;
+  const json parts = SourceDetail::from_json(total.detail).parts;
+  if (!parts.is_array()) return out;
   uint64_t sum = 0;
-  for (const auto& p : total.detail["parts"]) {
+  for (const auto& p : parts) {
     if (!p.is_object() || !p.contains("source") || !p["source"].is_string()) continue;
     NoiseEntry e;
     e.source = p["source"].get<std::string>();

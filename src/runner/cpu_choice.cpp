@@ -12,7 +12,7 @@ namespace nw::runner {
 DefaultCpus choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& irqs) {
   if (allowed.empty()) return {{}, "no CPU is allowed"};
   if (allowed.size() == 1)
-    return {{allowed[0]}, fmt::format("CPU {} is the only CPU noisewatch may use", allowed[0])};
+    return {{allowed[0]}, fmt::format("CPU {}, the only CPU noisewatch may use", allowed[0])};
   std::vector<int> candidates;
   for (int c : allowed)
     if (c != 0) candidates.push_back(c);

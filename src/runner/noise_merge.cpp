@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "probes/source_names.h"
+#include "record/source_detail.h"
 #include "sources/vocabulary.h"
 
 namespace nw::runner {
@@ -15,13 +15,13 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
     std::map<int, uint64_t> time_by_cpu;
     std::set<int64_t> pids;
     std::map<std::pair<int, int>, uint64_t> paths;
-    int irq = -1;
-    int64_t cgroup_id = -1;
+    SourceDetail detail;  // irq, cgroup
   };
   std::map<std::string, Acc> by_source;
-  std::map<std::string, NoiseEntry> timer_late;  // per source: the lateness of the timers that ended its spans
+  std::map<std::string, TimerLate> timer_late;  // per source: the lateness of the timers that ended its spans
   for (const auto& e : events) {
-    if (e.detail.is_object() && e.detail.contains(probes::kTimerLateDetail)) {
+    SourceDetail d = SourceDetail::from_json(e.detail);
+    if (d.timer_late_event) {
       auto& l = timer_late[e.source];
       l.count += e.count;
       l.time_ns += e.time_ns;
@@ -34,41 +34,26 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
     a.entry.time_ns += e.time_ns;
     a.entry.max_ns = std::max(a.entry.max_ns, e.max_ns);
     a.time_by_cpu[e.cpu] += e.time_ns;
-    if (e.detail.is_object()) {
-      if (e.detail.contains("pid")) a.pids.insert(e.detail["pid"].get<int64_t>());
-      if (e.detail.contains("irq")) a.irq = e.detail["irq"].get<int>();
-      if (e.detail.contains("cgroup_id")) a.cgroup_id = e.detail["cgroup_id"].get<int64_t>();
-      if (e.detail.contains("from"))
-        a.paths[{e.detail["from"].get<int>(), e.detail["to"].get<int>()}] += e.count;
-    }
+    if (d.pid) a.pids.insert(*d.pid);
+    if (d.irq) a.detail.irq = d.irq;
+    if (d.cgroup_id) a.detail.cgroup_id = d.cgroup_id;
+    if (d.from && d.to) a.paths[{*d.from, *d.to}] += e.count;
   }
   std::vector<NoiseEntry> out;
   for (auto& [src, a] : by_source) {
-    std::vector<int> cpus;
-    std::vector<uint64_t> per_cpu;
-    for (const auto& [cpu, ns] : a.time_by_cpu) cpus.push_back(cpu), per_cpu.push_back(ns);
-    nlohmann::json d = {{"cpus", cpus}};
+    SourceDetail& d = a.detail;
+    for (const auto& [cpu, ns] : a.time_by_cpu) d.cpus.push_back(cpu), d.per_cpu_ns.push_back(ns);
     // On several CPUs a source's time is thread time (it adds up over them): each CPU's part is
     // what is bounded by the wall time.
-    if (cpus.size() > 1 && a.entry.time_ns) d["per_cpu_ns"] = per_cpu;
+    if (d.cpus.size() < 2 || !a.entry.time_ns) d.per_cpu_ns.clear();
     if (!a.pids.empty()) {
-      d["pid"] = *a.pids.begin();
-      if (a.pids.size() > 1) d["pids"] = std::vector<int64_t>(a.pids.begin(), a.pids.end());
+      d.pid = *a.pids.begin();
+      if (a.pids.size() > 1) d.pids.assign(a.pids.begin(), a.pids.end());
     }
-    if (a.irq >= 0) d["irq"] = a.irq;
-    if (a.cgroup_id >= 0) d["cgroup_id"] = a.cgroup_id;
-    if (!a.paths.empty()) {
-      nlohmann::json p = nlohmann::json::array();
-      for (const auto& [ft, n] : a.paths) p.push_back({{"from", ft.first}, {"to", ft.second}, {"count", n}});
-      d["paths"] = std::move(p);
-    }
+    for (const auto& [ft, n] : a.paths) d.paths.push_back({ft.first, ft.second, n});
     // Sleeps: how late their timers fired, where measured (hrtimers), as the sleeps' evidence.
-    if (auto l = timer_late.find(src); l != timer_late.end()) {
-      d["timer_late_count"] = l->second.count;
-      d["timer_late_ns"] = l->second.time_ns;
-      d["timer_late_max_ns"] = l->second.max_ns;
-    }
-    a.entry.detail = std::move(d);
+    if (auto l = timer_late.find(src); l != timer_late.end()) d.timer_late = l->second;
+    a.entry.detail = d.to_json();
     out.push_back(std::move(a.entry));
   }
   // The parts of blocking (blocking:sleep, blocking:io:<irq>, ...) go into the total's detail: the
@@ -79,7 +64,11 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
     for (const auto& e : out)
       if (sources::blocking_part(sources::parse(e.source)) != sources::BlockingPart::none)
         parts.push_back(noise_entry_json(e));
-    if (!parts.empty()) blocking->detail["parts"] = std::move(parts);
+    if (!parts.empty()) {
+      SourceDetail d = SourceDetail::from_json(blocking->detail);
+      d.parts = std::move(parts);
+      blocking->detail = d.to_json();
+    }
   }
   std::erase_if(out, [](const NoiseEntry& e) {
     return sources::blocking_part(sources::parse(e.source)) != sources::BlockingPart::none;
@@ -89,6 +78,14 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
     return x.time_ns != y.time_ns ? x.time_ns > y.time_ns : x.count > y.count;
   });
   return out;
+}
+
+void set_noise(RunSample& s, const std::vector<probes::NoiseEvent>& events) {
+  s.noise = merge_noise(events);
+  for (const auto& e : s.noise) {
+    if (e.source == sources::kMigration) s.migrations = e.count;
+    if (e.source == sources::kBlocking) s.blocking_ns = e.time_ns;
+  }
 }
 
 }  // namespace nw::runner

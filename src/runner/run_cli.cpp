@@ -19,7 +19,7 @@
 #include "runner/command_lookup.h"
 #include "runner/cpu_choice.h"
 #include "runner/gbench_windows.h"
-#include "runner/output.h"
+#include "runner/run_outputs.h"
 #include "runner/plan.h"
 #include "runner/session.h"
 #include "probes/call_symbol.h"
@@ -315,7 +315,7 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_option("--tune-skip", args->tune_skip, "with --tune: leave these knobs alone");
   sub->add_option("--journal", args->journal, "the --tune journal (default /run/noisewatch/tune.json)");
   sub->footer(
-      "What the record's figures mean (see README, \"What is charged, and to whom\"):\n"
+      "What the record's figures mean (see docs/design.md, \"What is charged, and to whom\"):\n"
       "  wall_ns     from the benchmark's release to its exit\n"
       "  cpu_ns      the benchmark's CPU time, from its execve to each of its tasks' end (eBPF probe);\n"
       "              cpu_irq_ns of it is interrupt time that hit it while it ran\n"

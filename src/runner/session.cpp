@@ -17,24 +17,20 @@
 #include "runner/gbench_windows.h"
 #include "runner/held_child.h"
 #include "runner/neighbours.h"
-#include "runner/noise_merge.h"
 #include "runner/privileges.h"
 #include "runner/repetition.h"
-#include "runner/steal.h"
+#include "runner/run_sample.h"
 #include "runner/task_switches.h"
 #include "runner/throttle_counter.h"
 #include "runner/timeline_session.h"
 #include "runner/window_session.h"
 #include "runner/window_split.h"
-#include "sources/vocabulary.h"
 #include "system/cpulist.h"
 #include "system/host_info.h"
 
 namespace nw::runner {
 
 namespace {
-
-uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1'000'000'000ull + uint64_t(tv.tv_usec) * 1000ull; }
 
 // Sources the machine cannot provide, said once per record with the reason.
 void note_machine_limits(RunRecord& rec, const std::vector<int>& cpus, const probes::NoiseProbe& probe) {
@@ -54,6 +50,55 @@ void note_machine_limits(RunRecord& rec, const std::vector<int>& cpus, const pro
   if (rec.host.virtualized)
     rec.add_unavailable("host", "virtual machine: the host's own contention (other guests, host IRQs) is invisible "
                                 "to the guest beyond steal time and lands in `unexplained`");
+}
+
+probes::ProbeOptions probe_options(const Plan& plan) {
+  probes::ProbeOptions o;
+  o.windows = plan.windows;
+  o.windows_exec = plan.windows_exec;
+  if (plan.windows_harness == "gbench") o.call = {kGbenchIterationsOffset, true};
+  o.windows_exec_as_root = plan.windows_harness == "pyperf";
+  o.timeline.on = !plan.timeline.empty();
+  o.timeline.threshold_ns = plan.timeline_threshold_ns;
+  return o;
+}
+
+// How the windows of a --windows session are cut, as the record says it.
+void note_windows(RunRecord& rec, const Plan& plan, const WindowSession& windows) {
+  rec.warmup_windows = plan.warmup_windows;
+  if (!plan.windows_exec.empty()) rec.windows_exec = plan.windows_exec;
+  if (plan.windows_call)
+    rec.windows_at = nlohmann::json{{"spec", plan.windows_at},
+                                    {"binary", plan.windows_call->binary},
+                                    {"symbol", plan.windows_call->symbol},
+                                    {"function", plan.windows_call->shown}};
+  if (!plan.windows_harness.empty()) rec.windows_harness = nlohmann::json{{"name", plan.windows_harness}};
+  if (plan.windows_harness == "gbench") {  // its functions are the harness's, not a --windows-at
+    rec.windows_at.reset();
+    (*rec.windows_harness)["binary"] = plan.windows_call->binary;
+    (*rec.windows_harness)["output"] = windows.harness_output();
+  }
+}
+
+// A failed or interrupted repetition ends the session: its status and the warning that says so.
+// Returns whether it did.
+bool stop_after(const ChildResult& r, int i, int total, RunRecord& rec, int& exit_status) {
+  if (r.forwarded_signal) {
+    exit_status = 128 + r.forwarded_signal;
+    rec.warnings.push_back(fmt::format("interrupted by {} during repetition {} of {}: the report covers the "
+                                       "repetitions completed before it",
+                                       r.forwarded_signal == SIGINT ? "SIGINT" : "SIGTERM", i + 1, total));
+    return true;
+  }
+  if (r.exit_status != 0) {
+    exit_status = r.exit_status;
+    rec.warnings.push_back(
+        r.signal ? fmt::format("repetition {} was killed by signal {} ({}); stopped there", i + 1, *r.signal,
+                               strsignal(*r.signal))
+                 : fmt::format("repetition {} exited with status {}; stopped there", i + 1, r.exit_status));
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -80,31 +125,12 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     counters.emplace(plan.events);
     for (const auto& u : counters->unavailable()) rec.add_unavailable(u.probe, u.reason);
   }
-  probes::ProbeOptions probe_opts;
-  probe_opts.windows = plan.windows;
-  probe_opts.windows_exec = plan.windows_exec;
-  if (plan.windows_harness == "gbench") probe_opts.call = {kGbenchIterationsOffset, true};
-  probe_opts.windows_exec_as_root = plan.windows_harness == "pyperf";
-  probe_opts.timeline.on = !plan.timeline.empty();
-  probe_opts.timeline.threshold_ns = plan.timeline_threshold_ns;
-  probes::NoiseProbe probe(probe_opts);
+  probes::NoiseProbe probe(probe_options(plan));
   for (const auto& u : probe.unavailable()) rec.add_unavailable(u.probe, u.reason);
   std::optional<WindowSession> windows;
   if (plan.windows) {
     windows.emplace(*probe.markers(), lookup_command(plan.command[0]).path, plan);
-    rec.warmup_windows = plan.warmup_windows;
-    if (!plan.windows_exec.empty()) rec.windows_exec = plan.windows_exec;
-    if (plan.windows_call)
-      rec.windows_at = nlohmann::json{{"spec", plan.windows_at},
-                                      {"binary", plan.windows_call->binary},
-                                      {"symbol", plan.windows_call->symbol},
-                                      {"function", plan.windows_call->shown}};
-    if (!plan.windows_harness.empty()) rec.windows_harness = nlohmann::json{{"name", plan.windows_harness}};
-    if (plan.windows_harness == "gbench") {  // its functions are the harness's, not a --windows-at
-      rec.windows_at.reset();
-      (*rec.windows_harness)["binary"] = plan.windows_call->binary;
-      (*rec.windows_harness)["output"] = windows->harness_output();
-    }
+    note_windows(rec, plan, *windows);
   }
   std::optional<timeline::Recording> tl;
   if (!plan.timeline.empty()) {
@@ -132,12 +158,8 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     // after this read is then counted as the benchmark's).
     probe.track_held(child.pid(), read_task_runtime(child.pid()));
     const SwitchCounts before_tracking = read_task_switches(child.pid());
-    const SwitchCounts switches0 = probe.switches();
-    const uint64_t cpu0 = probe.cpu_ns(), irq_running0 = probe.stolen_running_ns();
+    const ProbeReading before = read_probe(probe, plan.cpus);
     if (counters) counters->attach(child.pid());
-    uint64_t steal0 = read_steal_ns(plan.cpus);
-    std::vector<probes::FrequencySnapshot> f0;
-    for (int c : plan.cpus) f0.push_back(probe.frequency(c));
 
     if (windows) windows->arm(io, child.pid());
     // Outside the cgroup's throttle window: the snapshots are noisewatch's own CPU time.
@@ -149,74 +171,20 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     ChildResult r = repetition.run(child);
 
     auto events = probe.collect(true);
-    const std::optional<uint64_t> throttled = throttle.elapsed();
-    std::vector<Neighbour> neighbours_ran = neighbours.after();
+    RepetitionFacts facts{.index = i, .warmup = i < plan.warmup, .child = r};
+    facts.cgroup_throttled_ns = throttle.elapsed();
+    facts.neighbours = neighbours.after();
+    facts.before_tracking = before_tracking;
     probes::WindowReadout marks;
     if (windows) {
       marks = windows->finish(io, rec.warnings, i);
       for (auto& e : events) e.window = marks.window_of(e.window);
     }
-    const SwitchCounts switches1 = probe.switches();
-    const uint64_t cpu1 = probe.cpu_ns(), irq_running1 = probe.stolen_running_ns();
+    const ProbeReading after = read_probe(probe, plan.cpus);
     probe.untrack_all();
-    RunSample s;
-    if (counters) s.counters = counters->read_and_close();
-    s.index = i;
-    s.warmup = i < plan.warmup;
-    s.wall_ns = r.wall_ns;
-    s.cpu_ns = cpu1 - cpu0;
-    s.cpu_irq_ns = irq_running1 - irq_running0;
-    s.cgroup_throttled_ns = throttled;
-    s.user_ns = to_ns(r.usage.ru_utime);
-    s.sys_ns = to_ns(r.usage.ru_stime);
-    s.exit_status = r.exit_status;
-    s.signal = r.signal;
-    s.voluntary_switches = uint64_t(r.usage.ru_nvcsw);
-    s.involuntary_switches = uint64_t(r.usage.ru_nivcsw);
-    s.neighbours = std::move(neighbours_ran);
-    s.probe_switches = ProbeSwitches{{switches1.voluntary - switches0.voluntary,
-                                      switches1.involuntary - switches0.involuntary},
-                                     before_tracking};
-    s.minor_faults = uint64_t(r.usage.ru_minflt);
-    s.major_faults = uint64_t(r.usage.ru_majflt);
-    // Steal: the probe's (ns, only while the benchmark ran or waited) where the kernel accounts
-    // it, else /proc/stat's for the whole CPUs (10 ms ticks: a run can gain or lose one).
-    if (!probe.measures_steal()) s.steal_ns = read_steal_ns(plan.cpus) - steal0;
-    s.noise = merge_noise(events);
-    for (const auto& e : s.noise) {
-      if (e.source == sources::kMigration) s.migrations = e.count;
-      if (e.source == sources::kBlocking) s.blocking_ns = e.time_ns;
-    }
-    // Faults: measured CPU time when the probe traces them (count: faults handled after the
-    // execve), else getrusage's count alone (its cost is then estimated by the report).
-    nlohmann::json fault_detail = {{"minor", s.minor_faults}, {"major", s.major_faults}};
-    if (auto it = std::find_if(s.noise.begin(), s.noise.end(),
-                               [](const NoiseEntry& e) { return e.source == sources::kFault; });
-        it != s.noise.end())
-      it->detail = fault_detail;
-    else if (s.minor_faults + s.major_faults)
-      s.noise.push_back({std::string(sources::kFault), s.minor_faults + s.major_faults, 0, 0, fault_detail});
-    if (probe.measures_steal()) {
-      if (const NoiseEntry* e = s.find(std::string(sources::kSteal))) s.steal_ns = e->time_ns;
-    } else if (s.steal_ns) {
-      s.noise.push_back({std::string(sources::kSteal), 1, s.steal_ns, s.steal_ns, {{"from", "/proc/stat"}}});
-    }
-    double khz_ns = 0, ns = 0;
-    for (size_t k = 0; k < plan.cpus.size(); ++k) {
-      auto f1 = probe.frequency(plan.cpus[k]);
-      if (f0[k].known && f1.known && f1.at_ns > f0[k].at_ns) {
-        khz_ns += f1.khz_ns - f0[k].khz_ns;
-        ns += double(f1.at_ns - f0[k].at_ns);
-      }
-    }
-    if (ns > 0) s.mean_khz = khz_ns / ns;
-    // Without cpufreq events, APERF/MPERF (when the PMU has them) still say how fast it ran.
-    if (auto it = s.counters.find(probes::kEffectiveGhz); !s.mean_khz && it != s.counters.end() && it->second.raw)
-      s.mean_khz = double(it->second.raw);
-    if (r.forwarded_signal) {
-      s.interrupted = true;
-      rec.interrupted = true;
-    }
+    if (counters) facts.counters = counters->read_and_close();
+    RunSample s = sample_from(probe.measures_steal(), before, after, std::move(facts), events);
+    rec.interrupted = rec.interrupted || s.interrupted;
     if (progress) progress(s, total);
     if (!windows) {
       rec.runs.push_back(std::move(s));
@@ -229,21 +197,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     if (tl) record_timeline(*tl, probe, rec, i, i < plan.warmup, r.start_ns, r.start_ns + r.wall_ns,
                             windows ? &marks : nullptr);
 
-    if (r.forwarded_signal) {
-      out.exit_status = 128 + r.forwarded_signal;
-      rec.warnings.push_back(fmt::format("interrupted by {} during repetition {} of {}: the report covers the "
-                                         "repetitions completed before it",
-                                         r.forwarded_signal == SIGINT ? "SIGINT" : "SIGTERM", i + 1, total));
-      break;
-    }
-    if (r.exit_status != 0) {
-      out.exit_status = r.exit_status;
-      rec.warnings.push_back(
-          r.signal ? fmt::format("repetition {} was killed by signal {} ({}); stopped there", i + 1, *r.signal,
-                                 strsignal(*r.signal))
-                   : fmt::format("repetition {} exited with status {}; stopped there", i + 1, r.exit_status));
-      break;
-    }
+    if (stop_after(r, i, total, rec, out.exit_status)) break;
   }
   if (tl) finish_timeline(*tl, probe, rec, plan.timeline);
   if (windows)

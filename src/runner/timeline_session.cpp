@@ -4,7 +4,7 @@
 
 #include "reports/advice.h"
 #include "runner/window_split.h"
-#include "timeline/summary.h"
+#include "timeline/summarize.h"
 #include "timeline/trace_writer.h"
 
 namespace nw::runner {

@@ -217,7 +217,7 @@ std::string WindowSession::no_window_message(int process_run) const {
   return fmt::format(
       "--windows: the benchmark marked no window in process run {}. Mark each window to measure: in C/C++, "
       "NOISEWATCH_WINDOW_BEGIN() and NOISEWATCH_WINDOW_END() from include/noisewatch/markers.h (USDT; {}); in any "
-      "language, write the lines \"begin\" and \"end\" to the file descriptor in ${} ({}; see README, "
+      "language, write the lines \"begin\" and \"end\" to the file descriptor in ${} ({}; see docs/guide.md, "
       "\"Windows\")",
       process_run + 1, usdt_ ? "attached to the benchmark's binary" : usdt_why_, kMarkerFdEnv,
       usdt_ ? "not given to a benchmark that has the USDT probes" : "given to this benchmark");

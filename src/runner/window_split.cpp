@@ -42,12 +42,7 @@ WindowSplit split_windows(const std::vector<probes::NoiseEvent>& events, const p
     s.interrupted = info.interrupted;
     s.wall_ns = m.end_ns - m.begin_ns;
     s.label = window_label(m);
-    auto it = by_window.find(uint32_t(k + 1));
-    if (it != by_window.end()) s.noise = merge_noise(it->second);
-    for (const auto& e : s.noise) {
-      if (e.source == "migration") s.migrations = e.count;
-      if (e.source == "blocking") s.blocking_ns = e.time_ns;
-    }
+    if (auto it = by_window.find(uint32_t(k + 1)); it != by_window.end()) set_noise(s, it->second);
     out.windows.push_back(std::move(s));
   }
   auto list = [](const std::vector<int>& ks) {

@@ -1,17 +1,25 @@
 // The kernel's own names that become source names: softirq vectors (`softirq:TIMER`) and the x86
-// APIC vectors the probe traces (`irq:local_timer`), indexed as bpf/noise.h numbers them.
+// APIC vectors the probe traces (`irq:local_timer`), indexed as bpf/noise.h numbers them; and the
+// names the kernel gives its own threads (`preemption:kworker/1:2`).
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace nw::sources {
 
 // Softirq vector number -> "HI", "TIMER", ... "RCU", as the kernel's softirq_to_name; "UNKNOWN" beyond.
 std::string_view softirq_name(uint32_t vec);
+std::span<const std::string_view> softirq_names();
 // enum nw_vector -> "local_timer", "reschedule", ...; "vector" beyond.
 std::string_view vector_name(uint32_t id);
-// Whether an `irq:` name is one of those APIC vectors: a CPU's own interrupt, which no IRQ
-// affinity setting moves, unlike a device IRQ.
-bool is_apic_vector(std::string_view irq_name);
+// All of those names, in enum nw_vector's order: the one list of them in user space. Each is a
+// CPU's own interrupt, which no IRQ affinity setting moves, unlike a device IRQ.
+std::span<const std::string_view> apic_vector_names();
+
+// How the names of the kernel's own threads begin ("kworker/", "ksoftirqd/", "kswapd", ...). A
+// prefix with a '/' names per-CPU threads (the CPU follows it), one without names unbound ones.
+// Knobs that can only reach user processes (stop one, outrank it) leave these out.
+std::span<const std::string_view> kernel_thread_prefixes();
 
 }  // namespace nw::sources

@@ -91,8 +91,6 @@ std::string blocking_party(const SourceId& id) {
   return p == BlockingPart::io || p == BlockingPart::wait ? parse(id.name).name : std::string();
 }
 
-bool known_category(std::string_view category) { return find(category) != nullptr; }
-
 std::vector<std::string_view> known_categories() {
   std::vector<std::string_view> out;
   for (const auto& c : kCategories) out.push_back(c.id);
@@ -133,11 +131,6 @@ Kind kind_of(const SourceId& id, bool carries_time) {
 
 bool is_stolen(const SourceId& id, std::string_view bench_comm) {
   return group_of(id, bench_comm) == Group::machine;
-}
-
-bool is_tick(const SourceId& id) {
-  if (id.category == kIrq) return id.name == "local_timer";
-  return id.category == kSoftirq && (id.name == "TIMER" || id.name == "SCHED" || id.name == "HRTIMER");
 }
 
 Description description(const SourceId& id) {

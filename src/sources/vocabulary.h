@@ -6,7 +6,7 @@
 //
 // Add a noise source:
 //   1. The kernel side: a value of `enum nw_kind` in bpf/noise.h and the code in bpf/noise.bpf.c
-//      that charges it (or, for a figure read from /proc, its reading in src/runner/session.cpp).
+//      that charges it (or, for a figure read from /proc, its reading in src/runner/run_sample.cpp).
 //   2. The probe's naming: a case in EventNamer::name() (src/probes/source_names.cpp) that builds the
 //      name with format(kYourCategory, name); kernel-side names (vectors, softirqs) go into
 //      kernel_names.cpp.
@@ -14,9 +14,11 @@
 //      its group, whether the probes can only count it, and its description. Then its row in
 //      docs/contracts.md "Source names" (tests/unit/sources_vocabulary_test.cpp fails for a
 //      category listed there that this module does not know).
+//   4. The knob that removes it: a pattern in a knob's `sources` (src/knobs/catalogue.cpp), or a
+//      line in without_knob() there saying why none can (tests/unit/knobs_catalogue_test.cpp).
 // That is all: attribution, charts, headlines and warnings (reports/), the noise diff and its
-// explanation (compare), check's gap attribution and the agent's series take it from here. A knob
-// that removes the new source (reports/advice.cpp) is optional advice, not needed to report it.
+// explanation (compare), check's gap attribution, the agent's series and the report's advice take
+// it from here (CONTRIBUTING.md, "Add a noise source", lists every file).
 #pragma once
 #include <compare>
 #include <string>
@@ -70,10 +72,8 @@ BlockingPart blocking_part(const SourceId& id);
 // The IRQ of an io part, the waker of a wait part ("" otherwise).
 std::string blocking_party(const SourceId& id);
 
-// Whether a category is in the vocabulary (docs/contracts.md), and all of them. Unknown ones (a
-// newer probe's, a foreign record's) are still read: machine noise, time-valued, described by
-// their own name.
-bool known_category(std::string_view category);
+// The categories of the vocabulary (docs/contracts.md). Unknown ones (a newer probe's, a foreign
+// record's) are still read: machine noise, time-valued, described by their own name.
 std::vector<std::string_view> known_categories();
 
 // Who is responsible for a source's time.
@@ -106,9 +106,6 @@ Kind kind_of(const SourceId& id, bool carries_time);
 // did not want to run), not contention nor measured fault time (its own doing), not `unexplained`
 // (a remainder, not a source). RunSample::stolen_ns() sums it over a run.
 bool is_stolen(const SourceId& id, std::string_view bench_comm);
-
-// The scheduler tick's own sources: the local timer and the softirqs it raises.
-bool is_tick(const SourceId& id);
 
 // A source in words: a noun phrase for "comes from …", "mostly …" and, for the machine's sources
 // (the ones compare names as noise), "more …"/"less …": "preemption by stress-ng", "IRQ time from

@@ -14,7 +14,7 @@
 #include "compare/render.h"
 #include "reports/report.h"
 #include "runner/command_lookup.h"
-#include "runner/output.h"
+#include "runner/run_outputs.h"
 #include "runner/session.h"
 #include "system/cpulist.h"
 #include "system/sysroot.h"

@@ -119,7 +119,7 @@ std::string render_status(const StatusResult& s, const std::string& journal_path
 }
 
 std::string render_catalogue() {
-  std::string out = "The knob catalogue (noisewatch tune applies the runtime ones; see README \"Tune\"):\n";
+  std::string out = "The knob catalogue (noisewatch tune applies the runtime ones; see docs/guide.md, \"Tune\"):\n";
   for (const auto& k : knobs::catalogue()) {
     std::string how(knobs::scope_name(k.scope));
     if (!k.run_flag.empty()) how += ", run " + std::string(k.run_flag);

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "agent/agent_metrics.h"
-#include "agent/exposition.h"
+#include "common/exposition.h"
 #include "support/files.h"
 
 namespace nw::agent {

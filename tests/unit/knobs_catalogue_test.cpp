@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "knobs/catalogue.h"
+#include "sources/kernel_names.h"
+#include "sources/vocabulary.h"
 #include "system/sysroot.h"
 #include "reports/advice.h"
 
@@ -16,6 +18,45 @@ namespace {
 std::vector<std::string> ids(const std::vector<const Knob*>& ks) {
   std::vector<std::string> out;
   for (const auto* k : ks) out.emplace_back(k->id);
+  return out;
+}
+
+std::vector<const Knob*> for_source(std::string_view source) {
+  std::vector<const Knob*> out;
+  for (const auto& k : catalogue())
+    if (k.addresses(source)) out.push_back(&k);
+  return out;
+}
+
+// Examples of every category of the vocabulary: each enumerable name (APIC vectors, softirqs,
+// blocking parts) and, for open-ended names, typical ones.
+std::vector<std::string> vocabulary_examples(std::string_view category) {
+  using namespace sources;
+  std::vector<std::string> out;
+  if (category == kIrq) {
+    for (auto v : apic_vector_names()) out.push_back(format(kIrq, v));
+    out.push_back("irq:virtio1-req.0");
+  } else if (category == kSoftirq) {
+    for (auto v : softirq_names()) out.push_back(format(kSoftirq, v));
+  } else if (category == kPreemption) {
+    for (auto p : kernel_thread_prefixes()) out.push_back(format(kPreemption, std::string(p) + "1"));
+    out.insert(out.end(), {"preemption:stress-ng", "preemption:kworker/u8:1"});
+  } else if (category == kBlocking) {
+    out = {"blocking", "blocking:sleep", blocking_io("virtio1-req.0"), blocking_wait("postgres"), "blocking:other"};
+  } else if (category == kContention) {
+    out = {"contention:bench"};
+  } else if (category == kWakeup) {
+    out = {"wakeup:idle"};
+  } else if (category == kNmi) {
+    out = {"nmi:nmi", "nmi:perf_event_nmi_handler"};
+  } else if (category == kSmt) {
+    out = {"smt:cc1plus"};
+  } else if (category == kThrottle) {
+    out = {"throttle:/docker/abc"};
+  } else if (category == kSteal || category == kFrequency || category == kMigration || category == kFault ||
+             category == kUnexplained) {
+    out = {std::string(category)};
+  }
   return out;
 }
 
@@ -89,7 +130,7 @@ TEST(KnobsCatalogue, CoversEveryMachineKnobTheReportRecommends) {
   // its threads compete with each other), not a machine or process setting.
   const std::set<std::string> measurement = {"move-irq",    "quieter-cpu", "dedicated-host", "fix-inputs",
                                              "workload-io", "workload-wait", "more-warmup", "more-runs", "more-cpus"};
-  for (const auto& id : report::knob_ids()) {
+  for (const auto& id : report::recommendation_ids()) {
     if (measurement.count(id)) continue;
     EXPECT_NE(find(id), nullptr) << "the report recommends " << id << " but the catalogue has no such knob";
   }
@@ -120,6 +161,47 @@ TEST(KnobsCatalogue, ForSourceMatchesExactCategoryPrefixAndExclusions) {
   auto bound = ids(for_source("preemption:kworker/1:2"));
   EXPECT_EQ(std::find(bound.begin(), bound.end(), "workqueue-cpumask"), bound.end());
   EXPECT_TRUE(for_source("no-such-source").empty());
+}
+
+// A source a knob cannot remove says why, in the catalogue: a new source (or a new category) with
+// neither fails here, so the report never meets a material source without anyone having decided.
+TEST(KnobsCatalogue, EverySourceOfTheVocabularyHasAKnobOrAStatedReason) {
+  auto stated = [](const std::string& source) {
+    return std::any_of(without_knob().begin(), without_knob().end(), [&](const NoKnob& n) {
+      Knob pattern;
+      pattern.sources = {n.sources};
+      return pattern.addresses(source);
+    });
+  };
+  for (auto category : sources::known_categories()) {
+    auto examples = vocabulary_examples(category);
+    EXPECT_FALSE(examples.empty()) << "category " << category << ": add its examples to vocabulary_examples()";
+    for (const auto& source : examples)
+      EXPECT_TRUE(!for_source(source).empty() || stated(source))
+          << source << ": no knob's `sources` covers it and without_knob() gives no reason (src/knobs/catalogue.cpp)";
+  }
+  // Each reason is about a source no knob covers: a knob added later retires its reason.
+  for (const auto& n : without_knob()) {
+    EXPECT_FALSE(n.why.empty()) << n.sources;
+    std::string example(n.sources);
+    if (example.ends_with('*')) example.back() = 'x';
+    EXPECT_TRUE(for_source(example).empty()) << n.sources << " has a knob now: drop its reason";
+  }
+}
+
+TEST(KnobsCatalogue, UserProcessKnobsLeaveKernelThreadsToIsolationAndKthreadCpus) {
+  for (const char* id : {"stop-process", "sched-fifo", "nice"}) {
+    EXPECT_TRUE(get(id).addresses("preemption:stress-ng")) << id;
+    EXPECT_FALSE(get(id).addresses("preemption:kswapd0")) << id;
+    EXPECT_FALSE(get(id).addresses("preemption:kworker/1:2")) << id;
+  }
+  for (const char* unbound : {"preemption:kswapd0", "preemption:kcompactd0", "preemption:kcompactd1",
+                              "preemption:khugepaged", "preemption:rcu_preempt"})
+    EXPECT_TRUE(get("kthread-cpus").addresses(unbound)) << unbound;
+  for (const char* bound : {"preemption:ksoftirqd/1", "preemption:kworker/u8:1", "preemption:stress-ng"})
+    EXPECT_FALSE(get("kthread-cpus").addresses(bound)) << bound;
+  // Every kcompactd (one per NUMA node), not only node 0's.
+  EXPECT_TRUE(get("transparent-hugepages").addresses("preemption:kcompactd1"));
 }
 
 TEST(KnobsCatalogue, GetThrowsForAnUnknownId) {

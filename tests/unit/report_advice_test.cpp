@@ -184,7 +184,7 @@ TEST(ReportAdvice, VirtualMachineSuggestsADedicatedHost) {
 }
 
 TEST(ReportAdvice, CatalogueHasEveryKnobOfTheIssue) {
-  auto ids = report::knob_ids();
+  auto ids = report::recommendation_ids();
   for (const char* id : {"pin-cpu", "quieter-cpu", "isolcpus", "nohz-full", "rcu-nocbs", "irqaffinity", "kthread-cpus",
                          "move-irq", "irqbalance", "workqueue-cpumask", "stop-process", "performance-governor",
                          "turbo-off", "smt-off", "aslr-off", "clean-env", "transparent-hugepages", "nmi-watchdog",

@@ -4,7 +4,7 @@
 #include "report_synthetic.h"
 #include "reports/patterns.h"
 #include "reports/report.h"
-#include "reports/sources.h"
+#include "reports/source_matrix.h"
 
 namespace nw {
 namespace {

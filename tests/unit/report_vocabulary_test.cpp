@@ -5,7 +5,7 @@
 
 #include "report_synthetic.h"
 #include "reports/report.h"
-#include "reports/sources.h"
+#include "reports/source_matrix.h"
 
 namespace nw {
 namespace {

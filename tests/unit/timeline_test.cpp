@@ -6,7 +6,7 @@
 
 #include "record/run_record.h"
 #include "reports/svg_timeline.h"
-#include "timeline/summary.h"
+#include "timeline/summarize.h"
 #include "timeline/trace_writer.h"
 #include "support/files.h"
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <set>
 
-#include "reports/sources.h"
+#include "reports/source_matrix.h"
 #include "sources/vocabulary.h"
 #include "stats/descriptive.h"
 #include "tools/noisewatch_inject/score.h"

@@ -1,10 +1,10 @@
-#include "agent/exposition.h"
+#include "common/exposition.h"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace nw::agent {
+namespace nw {
 
 std::string valid_utf8(std::string_view v) {
   std::string out;
@@ -95,4 +95,4 @@ void Exposition::sample_int(std::string_view name, const Labels& labels, uint64_
   out_ += fmt::format(" {}\n", value);
 }
 
-}  // namespace nw::agent
+}  // namespace nw

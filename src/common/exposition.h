@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace nw::agent {
+namespace nw {
 
 using Labels = std::vector<std::pair<std::string_view, std::string>>;
 
@@ -38,4 +38,4 @@ class Exposition {
   std::string out_, pending_header_;
 };
 
-}  // namespace nw::agent
+}  // namespace nw

@@ -39,7 +39,4 @@ struct RunMatrix {
 
 RunMatrix collect_sources(const RunRecord& rec);
 
-// Kernel threads cannot be stopped; they are moved or isolated instead.
-bool is_kernel_thread(const std::string& comm);
-
 }  // namespace nw::report

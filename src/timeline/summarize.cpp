@@ -1,4 +1,4 @@
-#include "timeline/summary.h"
+#include "timeline/summarize.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "runner/output.h"
+#include "runner/run_outputs.h"
 
 #include <unistd.h>
 

@@ -1,47 +1,32 @@
-#include "reports/sources.h"
+#include "reports/source_matrix.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
+
+#include "record/source_detail.h"
 
 namespace nw::report {
 
 namespace {
 
-// Keeps the first value of each detail key; distinct pids are collected because a comm can be
-// several processes over the repetitions (e.g. one kworker per run).
-void merge_detail(nlohmann::json& into, const nlohmann::json& d) {
-  if (!d.is_object()) return;
-  auto add_pid = [&](const nlohmann::json& pid) {
-    auto& pids = into["pids"];
-    if (!pids.is_array()) pids = nlohmann::json::array();
-    if (std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
-  };
-  for (const auto& [k, v] : d.items()) {
-    if (k == "pid") add_pid(v);
-    if (k == "pids") {
-      if (v.is_array())
-        for (const auto& pid : v) add_pid(pid);
-      continue;
-    }
-    // Per-migration endpoints and paths are properties of one event, not of the source.
-    if (k == "from" || k == "to" || k == "paths") continue;
-    if (!into.contains(k)) into[k] = v;
-  }
+// A source's detail over the runs (SourceDetail::merge_run): a comm can be several processes over
+// the repetitions (e.g. one kworker per run), so every pid is kept.
+void merge_detail(nlohmann::json& into, const nlohmann::json& run) {
+  SourceDetail d = SourceDetail::from_json(into);
+  d.merge_run(SourceDetail::from_json(run));
+  into = d.to_json();
+}
+
+// Sets what the report itself knows of a source (where steal came from, the reference clock).
+void add_detail(nlohmann::json& into, const std::function<void(SourceDetail&)>& set) {
+  SourceDetail d = SourceDetail::from_json(into);
+  set(d);
+  into = d.to_json();
 }
 
 }  // namespace
-
-bool is_kernel_thread(const std::string& comm) {
-  static const char* prefixes[] = {"kworker/", "ksoftirqd/", "migration/", "rcu_", "rcuo", "rcub/",
-                                   "kthreadd", "irq/", "watchdog/", "cpuhp/", "idle_inject/",
-                                   "khugepaged", "kcompactd", "kswapd", "jbd2/", "writeback",
-                                   "kblockd", "kauditd", "oom_reaper", "ksmd", "kintegrityd",
-                                   "swapper/", "scsi_", "card", "xfsaild/", "ext4-", "kdamond"};
-  for (const char* p : prefixes)
-    if (comm.rfind(p, 0) == 0) return true;
-  return false;
-}
 
 RunMatrix collect_sources(const RunRecord& rec) {
   RunMatrix m;
@@ -83,9 +68,7 @@ RunMatrix collect_sources(const RunRecord& rec) {
       s.count[i] += double(e.count);
       s.max_ns = std::max(s.max_ns, double(e.max_ns));
       merge_detail(s.detail, e.detail);
-      if (e.source == sources::kFault && e.detail.is_object() && e.detail.contains("major") &&
-          e.detail["major"].is_number() && e.detail["major"].get<double>() > 0)
-        s.major_faults = true;
+      if (e.source == sources::kFault && SourceDetail::from_json(e.detail).major.value_or(0) > 0) s.major_faults = true;
       has_migration_entry |= e.source == sources::kMigration;
       has_fault_entry |= e.source == sources::kFault;
       has_frequency_entry |= e.source == sources::kFrequency;
@@ -106,7 +89,8 @@ RunMatrix collect_sources(const RunRecord& rec) {
   }
   if (auto f = by_name.find(sources::kFault); f != by_name.end() && any([](const RunSample& r) { return r.major_faults; }))
     f->second.major_faults = true;
-  if (auto st = by_name.find(sources::kSteal); !has_steal_entry && st != by_name.end()) st->second.detail["from"] = "steal_ns";
+  if (auto st = by_name.find(sources::kSteal); !has_steal_entry && st != by_name.end())
+    add_detail(st->second.detail, [](SourceDetail& d) { d.origin = "steal_ns"; });
 
   // Frequency model: the benchmark's own compute time B = T - stolen - blocking scales as 1/f
   // (measured fault time is the benchmark's own kernel work, and contention is time one of its
@@ -131,7 +115,7 @@ RunMatrix collect_sources(const RunRecord& rec) {
       s.count[i] = 0;
       s.max_ns = std::max(s.max_ns, s.time_ns[i]);
     }
-    s.detail["reference_khz"] = f_ref;
+    add_detail(s.detail, [&](SourceDetail& d) { d.reference_khz = f_ref; });
     m.frequency_modelled = true;
   }
 
