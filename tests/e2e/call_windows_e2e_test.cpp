@@ -54,10 +54,12 @@ TEST(CallWindowsE2E, EachCallIsAWindowAndTheHogIsChargedToItsCalls) {
     SCOPED_TRACE(w.dump());
     EXPECT_EQ(w["window"], i % kCalls);
     // The window is the call: inside the benchmark's own clock reads around it, less at most the
-    // uprobes' cost (microseconds).
+    // uprobes' cost (microseconds). A process's first hit of a uprobe also maps its XOL page (the
+    // kernel's out-of-line single-step area: an mmap and a fault, 234 us seen on a slow VM),
+    // between the workload's clock read and the window's start.
     const uint64_t wall = w["wall_ns"].get<uint64_t>();
     EXPECT_LE(wall, calls[i].ns);
-    EXPECT_GE(wall + 200'000, calls[i].ns);
+    EXPECT_GE(wall + (i % kCalls == 0 ? 1'000'000 : 200'000), calls[i].ns);
     uint64_t charged = 0;
     for (const auto& n : w["noise"]) charged += n["time_ns"].get<uint64_t>();
     EXPECT_LE(charged, wall);

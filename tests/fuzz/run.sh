@@ -25,6 +25,7 @@ sources=(
   "$root/src/record/run_record.cpp"
   "$root/src/record/timeline_summary.cpp"
   "$root/src/record/window_labels.cpp"
+  "$root/src/record/source_detail.cpp"
   "$root/src/common/durations.cpp"
   "$root/src/common/markdown.cpp"
   "$root/src/sources/vocabulary.cpp"
