@@ -26,7 +26,7 @@
 #                 issue's ">= 100k switches/s" rather than the fastest this machine can switch),
 #                 bare / under noisewatch, median of the paired ratios <= 1.10.
 #   start-up      wall time of `noisewatch --runs 1 --warmup 0 -q -- true`, median of
-#                 BENCH_START_ROUNDS <= 100 ms; anchors, timed the same way and alternating with
+#                 BENCH_START_ROUNDS <= 45 ms (issue #27; then the phases, NOISEWATCH_TIMING); anchors, timed the same way and alternating with
 #                 it: `perf stat -e task-clock -- true` and bpftrace attaching empty programs to
 #                 three tracepoints (sched_switch, sched_wakeup, irq_handler_entry) around `true`.
 #                 Times are the script's own (date +%s%N around each command, wrapper included
@@ -60,6 +60,10 @@
 #                 bound), as % of one CPU < 0.5 %.
 #   report        `noisewatch report` of a synthetic 1,000-run record, --format text, median of 5
 #                 <= 200 ms.
+#   then          bench/program_cost.sh (ns per call of each eBPF program, kernel.bpf_stats_enabled,
+#                 against empty programs in the same storm) and bench/shapes.sh (fork/exec and
+#                 thread storms, make -j2, a long run, many short repetitions against hyperfine),
+#                 each a failing line when one of its targets is missed.
 #
 # Every measured command (A, B and F alike) runs in its own session whose scheduler autogroup
 # gets nice -20 (BENCH_NICE): on a machine shared with other users' builds this keeps their load
@@ -114,7 +118,7 @@ t_pert=$(target BENCH_T_PERTURBATION 1.01)
 t_storm=$(target BENCH_T_STORM 1.05)
 t_floor=$(target BENCH_T_STORM_FLOOR 0.01)
 t_paced=$(target BENCH_T_PACED 1.10)
-t_start=$(target BENCH_T_START_MS 100)
+t_start=$(target BENCH_T_START_MS 45)
 t_rss=$(target BENCH_T_RSS_MIB 30)
 t_check=$(target BENCH_T_CHECK_PCT 5)
 t_agent=$(target BENCH_T_AGENT_PCT 0.5)
@@ -315,6 +319,11 @@ s_nw=$(ms_of "$tmp/start.nw"); s_perf=$(ms_of "$tmp/start.perf"); s_bt=$(ms_of "
 s_max=$(sort -g "$tmp/start.nw" | tail -1 | awk '{printf "%.1f", $1/1000}')
 line start-up "noisewatch -q -- true: median $s_nw ms (max $s_max), anchors: perf stat -e task-clock $s_perf ms, bpftrace 3 tracepoints $s_bt ms (medians of $start_rounds), target <= $t_start ms" \
   "$s_nw <= $t_start" "$tmp/start.nw" "$start_rounds" "$tmp/start.perf" "$start_rounds" "$tmp/start.bt" "$start_rounds"
+# Where the start-up goes (NOISEWATCH_TIMING: noisewatch's phases; the rest of the wall time is
+# exec, dynamic linking and exit), and the three programs the verifier takes longest over.
+NOISEWATCH_TIMING=1 "$nw" --runs 1 --warmup 0 -q -- true 2>"$tmp/phases" >/dev/null
+info "  phases" "$(sed -n 's/^noisewatch: timing: \(options.*\)/\1/p' "$tmp/phases" | sed 's/ ms/ms/g')"
+info "  verifier" "$(grep -o 'verifier [a-z_0-9]* [0-9.]* ms' "$tmp/phases" | sort -k3 -g | tail -3 | awk '{printf "%s%s %s ms", NR > 1 ? ", " : "", $2, $3}'); $(sed -n 's/.*verifier total \(.*\)/total \1/p' "$tmp/phases")"
 
 # ---- memory: a 10-run session -----------------------------------------------------------------
 : >"$tmp/rss.nw"; : >"$tmp/rss.bare"
@@ -420,6 +429,10 @@ fi
 ms=$(ms_of "$tmp/rep")
 line report "noisewatch report (text) of a $nruns-run record: median $ms ms (n=$(count "$tmp/rep")), target <= $t_report ms" "$ms <= $t_report" "$tmp/rep" 5
 
+# ---- ns per event of every program, and the shapes the storm does not cover --------------------
+bash "$here/program_cost.sh" "$build" || fails=$((fails + 1))
+bash "$here/shapes.sh" "$build" || fails=$((fails + 1))
+
 if [[ -n ${BENCH_KEEP:-} ]]; then mkdir -p "$BENCH_KEEP" && cp "$tmp"/* "$BENCH_KEEP"/; fi
-echo "overhead benchmark: $fails failing line(s), $problems missing figure(s)"
+echo "overhead benchmark: $fails failing line(s) or script(s), $problems missing figure(s)"
 exit $((fails > 0 || problems > 0))

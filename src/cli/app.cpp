@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "common/errors.h"
+#include "common/phase_timing.h"
 #include "runner/window_options.h"
 
 namespace nw::cli {
@@ -54,6 +55,7 @@ std::vector<std::string> benchmark_command(CLI::App* sub, const std::string& usa
 }
 
 int main(int argc, char** argv) {
+  timing::begin();
   CLI::App app{
       "noisewatch: explains why a benchmark's timings vary. It runs the benchmark on a pinned\n"
       "CPU while eBPF probes record everything that took time from it (preemption, IRQs,\n"
@@ -134,8 +136,11 @@ int main(int argc, char** argv) {
     std::fputs(app.help().c_str(), stdout);
     return 0;
   }
+  timing::mark("options");
   try {
-    return action();
+    int status = action();
+    timing::print();
+    return status;
   } catch (const Error& e) {
     fmt::print(stderr, "noisewatch: {}\n", e.what());
     return kExitOwnError;

@@ -12,14 +12,12 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
-#include "common/files.h"
+#include "probes/kernel_btf_copy.h"
 #include "probes/kernel_btf_scan.h"
 
 namespace nw::probes {
 
 namespace {
-
-constexpr const char* kVmlinuxBtf = "/sys/kernel/btf/vmlinux";
 
 // The same facts from a full libbpf parse, for BTF the scanner does not understand.
 KernelBtfFacts facts_from_libbpf(bpf_object* obj) {
@@ -73,7 +71,7 @@ std::string fault_time_reason(int refused) {
 }  // namespace
 
 ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& section)) {
-  auto scanned = scan_kernel_btf(nw::read_file(kVmlinuxBtf));
+  auto scanned = scan_kernel_btf(KernelBtfBytes().bytes());
   const KernelBtfFacts facts = scanned ? *scanned : facts_from_libbpf(obj);
 
   ProgramPlan plan;

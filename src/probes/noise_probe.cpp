@@ -9,9 +9,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -22,7 +23,9 @@
 
 #include "common/errors.h"
 #include "common/files.h"
+#include "common/phase_timing.h"
 #include "noise.skel.h"
+#include "probes/kernel_btf_copy.h"
 #include "probes/kernel_features.h"
 #include "probes/source_names.h"
 #include "record/source_detail.h"
@@ -99,6 +102,36 @@ struct NoiseProbe::Impl {
 
 };
 
+// NOISEWATCH_TIMING: each program's verification time and size, from the verifier's own
+// statistics (log level BPF_LOG_STATS, a few lines per program), printed with the phases.
+class VerifierStats {
+ public:
+  explicit VerifierStats(bpf_object* obj) {
+    if (!timing::on()) return;
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, obj) {
+      if (!bpf_program__autoload(prog)) continue;
+      auto& log = logs_.emplace_back(prog, std::string(4096, '\0'));
+      bpf_program__set_log_buf(prog, log.second.data(), log.second.size());
+      bpf_program__set_log_level(prog, 4);  // BPF_LOG_STATS
+    }
+  }
+  void report() const {
+    uint64_t total_us = 0;
+    for (const auto& [prog, log] : logs_) {
+      unsigned long us = 0, insns = 0;
+      if (auto at = log.find("verification time "); at != std::string::npos) us = std::strtoul(log.c_str() + at + 18, nullptr, 10);
+      if (auto at = log.find("processed "); at != std::string::npos) insns = std::strtoul(log.c_str() + at + 10, nullptr, 10);
+      total_us += us;
+      timing::detail(fmt::format("verifier {} {:.2f} ms ({} insns processed)", bpf_program__name(prog), us / 1e3, insns));
+    }
+    if (!logs_.empty()) timing::detail(fmt::format("verifier total {:.2f} ms over {} programs", total_us / 1e3, logs_.size()));
+  }
+
+ private:
+  std::deque<std::pair<bpf_program*, std::string>> logs_;  // the buffers stay put until the load
+};
+
 // The per-CPU state is memory-mapped and padded to keep CPUs off each other's cache lines.
 static_assert(sizeof(nw_cpu_state) == 320, "nw_cpu_state: keep the padding at 320 bytes (five cache lines)");
 
@@ -107,7 +140,7 @@ constexpr unsigned kPidfdThread = 0200000;  // O_EXCL
 
 NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>()) {
   libbpf_set_print(libbpf_print);
-  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+  if (access(kVmlinuxBtf, R_OK) != 0)
     throw Error("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): noisewatch's eBPF "
                 "probes need a kernel built with CONFIG_DEBUG_INFO_BTF=y");
   impl_->ncpus = libbpf_num_possible_cpus();
@@ -118,6 +151,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   auto* skel = noise_bpf__open();
   if (!skel) throw Error(fmt::format("cannot open the eBPF object: {}", std::strerror(errno)));
   impl_->skel = skel;
+  timing::mark("probe open");
   bpf_map__set_max_entries(skel->maps.cpus, uint32_t(impl_->ncpus));
   // One slot per possible pid where pid_max allows (no two tracked tasks can then share one).
   const long long pid_max = sys::read_sysctl_int(sys::Sysroot(), "kernel.pid_max").value_or(NW_MAX_TASK_SLOTS);
@@ -137,8 +171,11 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   ProgramPlan plan = plan_programs(skel->obj, is_window_program);
   impl_->measures_steal = plan.measures_steal;
   for (auto& u : plan.unavailable) impl_->unavailable.push_back(std::move(u));
+  timing::mark("BTF scan and program plan");
+  VerifierStats verifier(skel->obj);
 
-  if (int err = noise_bpf__load(skel)) {
+  std::string btf_how;
+  if (int err = load_with_btf_copy([skel] { return noise_bpf__load(skel); }, btf_how)) {
     std::string why = last_log_line();
     if (err == -EPERM || err == -EACCES)
       throw Error("not allowed to load eBPF programs: run as root, or grant CAP_BPF and CAP_PERFMON "
@@ -146,6 +183,9 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     throw Error(fmt::format("cannot load the eBPF programs ({}){}", std::strerror(-err),
                             why.empty() ? "" : ": " + why));
   }
+  timing::mark("probe load (verifier)");
+  timing::detail("kernel BTF: " + btf_how);
+  verifier.report();
 
   impl_->cpus_len = size_t(impl_->ncpus) * sizeof(nw_cpu_state);
   void* mem = mmap(nullptr, impl_->cpus_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(skel->maps.cpus), 0);
@@ -179,6 +219,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     }
   }
 
+  timing::mark("probe configuration");
   if (int err = noise_bpf__attach(skel)) {
     std::string why = last_log_line();
     throw Error(fmt::format("cannot attach the eBPF programs ({}){}", std::strerror(-err),
@@ -201,6 +242,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   if (opts.windows) impl_->markers = std::make_unique<WindowMarkers>(skel);
   if (opts.timeline.on) impl_->timeline = std::make_unique<TimelineRing>(skel);
   impl_->namer.refresh_interrupts();
+  timing::mark("probe attach");
 }
 
 WindowMarkers* NoiseProbe::markers() { return impl_->markers.get(); }

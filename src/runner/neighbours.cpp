@@ -53,12 +53,17 @@ std::vector<Neighbour> busiest_neighbours(const std::vector<sys::TaskTime>& befo
 
 void NeighbourWatch::before(pid_t benchmark) {
   benchmark_ = benchmark;
-  before_ = sys::read_task_times();
+  if (!have_before_) before_ = sys::read_task_times();
+  have_before_ = false;
 }
 
 std::vector<Neighbour> NeighbourWatch::after() {
-  return busiest_neighbours(before_, sys::read_task_times(), {benchmark_, ::getpid()}, cpus_, kNeighboursKept,
-                            sys::read_task_place, sys::read_process_comm);
+  std::vector<sys::TaskTime> now = sys::read_task_times();
+  auto out = busiest_neighbours(before_, now, {benchmark_, ::getpid()}, cpus_, kNeighboursKept, sys::read_task_place,
+                                sys::read_process_comm);
+  before_ = std::move(now);  // the next repetition's `before`
+  have_before_ = true;
+  return out;
 }
 
 }  // namespace nw::runner

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/format_option.h"
 #include "common/errors.h"
+#include "common/phase_timing.h"
 #include "record/run_record.h"
 #include "reports/report.h"
 #include "runner/command_lookup.h"
@@ -243,6 +244,7 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
     if (int sig = latch.caught()) return tuning->restore() ? 128 + sig : kExitOwnError;
   }
   auto result = runner::run_session(plan, progress, ready);
+  timing::mark("probe teardown");
   nlohmann::json setup = setup_json(plan.setup);
   if (tuning) {
     tune::SignalLatch latch;
@@ -252,6 +254,7 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
   }
   if (!setup.empty()) result.record.setup = setup;
   runner::write_outputs(result.record, out);
+  timing::mark("report");
   return result.exit_status;
 }
 

@@ -11,6 +11,7 @@
 
 #include "common/errors.h"
 #include "common/files.h"
+#include "common/phase_timing.h"
 #include "probes/counters.h"
 #include "probes/noise_probe.h"
 #include "runner/command_lookup.h"
@@ -113,6 +114,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   rec.pinned = plan.pin;
   rec.cpu_reason = plan.cpu_reason;
   rec.host = sys::read_host_info();
+  timing::mark("host facts");
 
   // Signals are caught from here on, so Ctrl-C during probe loading still ends cleanly.
   boost::asio::io_context io;
@@ -124,6 +126,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   if (plan.counters) {
     counters.emplace(plan.events);
     for (const auto& u : counters->unavailable()) rec.add_unavailable(u.probe, u.reason);
+    timing::mark("counters");
   }
   probes::NoiseProbe probe(probe_options(plan));
   for (const auto& u : probe.unavailable()) rec.add_unavailable(u.probe, u.reason);
@@ -146,14 +149,18 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   Repetition repetition(io, signals);
   ThrottleCounter throttle;
   NeighbourWatch neighbours(plan.cpus);
+  timing::mark("session setup");
   if (ready) ready();
   const int total = plan.warmup + plan.runs;
 
   for (int i = 0; i < total; ++i) {
+    timing::lap_start();
     HeldChild child(plan.command, plan.pin ? plan.cpus : std::vector<int>{}, plan.setup);
+    timing::lap("fork and hold");
     probe.untrack_all();
     probe.collect(true);  // whatever happened between repetitions is not this one's
     probe.drain_timeline();
+    timing::lap("probe reset");
     // The child is blocked waiting for its release (or a few microseconds from it: what it runs
     // after this read is then counted as the benchmark's).
     probe.track_held(child.pid(), read_task_runtime(child.pid()));
@@ -162,18 +169,24 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     if (counters) counters->attach(child.pid());
 
     if (windows) windows->arm(io, child.pid());
+    timing::lap("arm");
     // Outside the cgroup's throttle window: the snapshots are noisewatch's own CPU time.
     neighbours.before(child.pid());
+    timing::lap("neighbours");
     throttle.start();
     // (A child preempted on its way to waiting for the release, tracked meanwhile, opened a
     // blocking span when it blocked: noisewatch's work since then is not the benchmark's.)
     probe.begin_run();
+    timing::lap("arm");
     ChildResult r = repetition.run(child);
+    timing::lap("release to exit");
 
     auto events = probe.collect(true);
     RepetitionFacts facts{.index = i, .warmup = i < plan.warmup, .child = r};
     facts.cgroup_throttled_ns = throttle.elapsed();
+    timing::lap("collect");
     facts.neighbours = neighbours.after();
+    timing::lap("neighbours");
     facts.before_tracking = before_tracking;
     probes::WindowReadout marks;
     if (windows) {
@@ -185,6 +198,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     if (counters) facts.counters = counters->read_and_close();
     RunSample s = sample_from(probe.measures_steal(), before, after, std::move(facts), events);
     rec.interrupted = rec.interrupted || s.interrupted;
+    timing::lap("collect");
     if (progress) progress(s, total);
     if (!windows) {
       rec.runs.push_back(std::move(s));
@@ -197,6 +211,8 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     if (tl) record_timeline(*tl, probe, rec, i, i < plan.warmup, r.start_ns, r.start_ns + r.wall_ns,
                             windows ? &marks : nullptr);
 
+    timing::lap("record");
+    if (i == 0) timing::mark("first repetition");
     if (stop_after(r, i, total, rec, out.exit_status)) break;
   }
   if (tl) finish_timeline(*tl, probe, rec, plan.timeline);
@@ -204,6 +220,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     if (auto w = windows->cost_warning(rec.runs)) rec.warnings.push_back(*w);
   rec.lost_events = probe.lost_events() - lost_at_start;
   rec.summary = summarize(rec);
+  if (total > 1) timing::mark(fmt::format("{} more repetitions", total - 1));
   return out;
 }
 

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# What each of noisewatch's eBPF programs costs per call, measured where it is deterministic: the
+# kernel's own BPF statistics (kernel.bpf_stats_enabled: run count and run time of every
+# program) over a fixed context-switch storm, rather than wall-time ratios the host's noise drowns.
+#
+#   bench/program_cost.sh [BUILD_DIR]      (root; needs bpftool and jq)
+#
+# The storm: acc_pingpong (two threads on one CPU passing a token over pipes, ROUNDS round trips:
+# two switches and two wake-ups each) under `noisewatch run`, with nw_tracepoint_floor's empty
+# programs on sched_switch and sched_wakeup attached during the same storm. The statistics'
+# own cost (two clock reads per program run) and the tracepoint's dispatch are in every program's
+# figure alike: the empty programs measure them, and each of noisewatch's programs is given as ns
+# per call and as its body (ns per call minus the empty program's on the same tracepoint; the
+# mean of the two empty programs elsewhere). The counters are read by the benchmark itself just
+# before and just after the storm (bpftool inside the measured command), so both sets of
+# programs are loaded, and only the storm is counted.
+#
+# Lines:
+#   <program>     ns per call, body ns, calls per switch (info; on_switch's body has a target)
+#   per switch    the sum over noisewatch's programs of their run time, per context switch, as a
+#                 ratio to the empty programs' per switch (the floor any program there costs)
+# Targets (issue #27): per-switch ratio <= BENCH_T_SWITCH_RATIO (1.3); on_switch body <=
+# BENCH_T_SWITCH_BODY_NS (20). Exit 0 only when both pass. Environment: BENCH_CPU (1),
+# BENCH_PC_ROUNDS (200000 round trips), BENCH_PC_REPEATS (5 runs of the storm; the median of
+# each figure is printed), BENCH_KEEP=DIR keeps the raw statistics.
+set -u -o pipefail
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+build=$(cd "${1:-$repo/build}" 2>/dev/null && pwd) || { echo "program_cost.sh: no build directory ${1:-}" >&2; exit 125; }
+for b in noisewatch acc_pingpong nw_tracepoint_floor; do
+  [[ -x $build/$b ]] || { echo "program_cost.sh: $build/$b missing: build it first (scripts/build.sh)" >&2; exit 125; }
+done
+[[ $(id -u) -eq 0 ]] || { echo "program_cost.sh: must run as root (eBPF, kernel.bpf_stats_enabled)" >&2; exit 125; }
+for t in bpftool jq; do
+  command -v "$t" >/dev/null || { echo "program_cost.sh: needs $t (scripts/install-deps.sh bench)" >&2; exit 125; }
+done
+cpu=${BENCH_CPU:-1}
+rounds=${BENCH_PC_ROUNDS:-200000}
+repeats=${BENCH_PC_REPEATS:-5}
+t_ratio=${BENCH_T_SWITCH_RATIO:-1.3}
+t_body=${BENCH_T_SWITCH_BODY_NS:-20}
+for v in rounds repeats; do
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "program_cost.sh: $v must be a whole number >= 1 (got '${!v}')" >&2; exit 125; }
+done
+
+tmp=$(mktemp -d /tmp/nw-progcost.XXXXXX)
+stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled)
+cleanup() {
+  echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled
+  if [[ -n ${BENCH_KEEP:-} ]]; then mkdir -p "$BENCH_KEEP" && cp -r "$tmp"/. "$BENCH_KEEP"/; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+echo 1 >/proc/sys/kernel/bpf_stats_enabled
+[[ $(cat /proc/sys/kernel/bpf_stats_enabled) == 1 ]] || { echo "program_cost.sh: kernel.bpf_stats_enabled stays off" >&2; exit 125; }
+
+# The storm, with the statistics read around it by the measured command itself.
+storm() {
+  local k=$1
+  "$build/nw_tracepoint_floor" -- "$build/noisewatch" run --cpu "$cpu" --runs 1 --warmup 0 -q --no-counters \
+    --json "$tmp/record.$k.json" -- sh -c \
+    'grep -h "^prog_id:" /proc/$PPID/fdinfo/* | awk "{ print \$2 }" | sort -u > "$5"
+     bpftool prog show -j > "$1"; "$3" "$4" --quiet > /dev/null; bpftool prog show -j > "$2"' \
+    sh "$tmp/before.$k.json" "$tmp/after.$k.json" "$build/acc_pingpong" "$rounds" "$tmp/ids.$k" 2>"$tmp/err.$k" ||
+    { echo "program_cost.sh: the storm failed:" >&2; tail -3 "$tmp/err.$k" >&2; exit 1; }
+}
+
+# Per program: "nw|floor name calls ns" over the storm (after - before). noisewatch's programs are
+# the ones its process holds (the measured command's parent: /proc/$PPID/fdinfo), the floor's are
+# floor_switch and floor_wakeup; bpftool gives names of up to 15 characters.
+deltas() {
+  jq -r --slurpfile b "$tmp/before.$1.json" --rawfile ids "$tmp/ids.$1" '
+    ($b[0] | map({key: (.id | tostring), value: .}) | from_entries) as $before
+    | ($ids | split("\n") | map(select(length > 0))) as $mine
+    | .[] | select(.name != null)
+    | (if ((.id | tostring) as $i | $mine | index($i)) then "nw"
+       elif (.name == "floor_switch" or .name == "floor_wakeup") then "floor" else empty end) as $who
+    | . as $a | ($before[($a.id | tostring)] // {run_cnt: 0, run_time_ns: 0}) as $o
+    | "\($who) \($a.name) \(($a.run_cnt // 0) - ($o.run_cnt // 0)) \(($a.run_time_ns // 0) - ($o.run_time_ns // 0))"' \
+    "$tmp/after.$1.json"
+}
+
+for ((k = 1; k <= repeats; k++)); do
+  storm "$k"
+  deltas "$k" >"$tmp/delta.$k"
+  # One line per storm: the switch count (the empty sched_switch program's calls) and each figure.
+  [[ -s $tmp/ids.$k ]] || { echo "program_cost.sh: could not list noisewatch's programs (/proc/PID/fdinfo)" >&2; exit 1; }
+  awk '
+    { if ($1 == "nw") nw[$2] = 1; calls[$2] += $3; ns[$2] += $4 }
+    END {
+      sw = calls["floor_switch"]; wk = calls["floor_wakeup"]
+      if (sw == 0) { print "no-floor"; exit }
+      fs = ns["floor_switch"] / sw; fw = (wk ? ns["floor_wakeup"] / wk : fs)
+      total = 0
+      for (q in nw) if (calls[q] > 0) {
+        total += ns[q]
+        floor = (q == "on_switch") ? fs : (q == "on_wakeup") ? fw : (fs + fw) / 2
+        printf "prog %s %.1f %.1f %.3f\n", q, ns[q] / calls[q], ns[q] / calls[q] - floor, calls[q] / sw
+      }
+      printf "switch %.1f %.1f %.3f %d\n", total / sw, (ns["floor_switch"] + ns["floor_wakeup"]) / sw,
+             total / (ns["floor_switch"] + ns["floor_wakeup"]), sw
+      printf "floor %.1f %.1f\n", fs, fw
+    }' "$tmp/delta.$k" >"$tmp/fig.$k"
+  grep -q '^no-floor' "$tmp/fig.$k" && { echo "program_cost.sh: the empty programs did not run (statistics off?)" >&2; exit 1; }
+done
+
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+col() { cat "$tmp"/fig.* | awk -v key="$1" -v name="$2" -v c="$3" '$1 == key && (name == "" || $2 == name) { print $c }' | median; }
+
+echo "noisewatch eBPF programs: ns per call over a ${rounds}-round-trip switch storm on CPU $cpu, median of $repeats storms"
+printf '%-22s %10s %10s %12s\n' program "ns/call" "body ns" "calls/switch"
+printf '%-22s %10s %10s %12s\n' "empty sched_switch" "$(col floor '' 2)" "-" "1.000"
+printf '%-22s %10s %10s %12s\n' "empty sched_wakeup" "$(col floor '' 3)" "-" "-"
+for q in $(cat "$tmp"/fig.* | awk '$1 == "prog" { print $2 }' | sort -u); do
+  printf '%-22s %10s %10s %12s\n' "$q" "$(col prog "$q" 3)" "$(col prog "$q" 4)" "$(col prog "$q" 5)"
+done
+per_switch=$(col switch '' 2) floor_switch=$(col switch '' 3) ratio=$(col switch '' 4) body=$(col prog on_switch 4)
+verdict() { awk -v x="$1" -v t="$2" 'BEGIN { print (x + 0 == x && x <= t) ? "PASS" : "FAIL" }'; }
+v1=$(verdict "$ratio" "$t_ratio") v2=$(verdict "$body" "$t_body")
+printf 'per switch: %s ns of noisewatch programs against %s ns of the empty ones: %sx (target <= %s)  %s\n' \
+  "$per_switch" "$floor_switch" "$ratio" "$t_ratio" "$v1"
+printf 'on_switch body: %s ns (target <= %s)  %s\n' "$body" "$t_body" "$v2"
+[[ $v1 == PASS && $v2 == PASS ]]
