@@ -283,6 +283,8 @@ struct nw_leaving {
 
 // Preemption or contention by task `pid`. Called from sched_switch only (interrupts off), so the
 // entry cannot be rewritten under us; a different task (or kind) evicts the entry into the hash.
+// Inlined: in a switch storm it runs at every switch, where a call costs more than the ~1 ms of
+// verification it would save at start-up.
 static __always_inline void record_cached(__u32 kind, __u32 pid, struct nw_comm c, __u64 dur) {
   __u32 idx = pid & (NW_PREEMPT_CACHE - 1);
   struct nw_noise_entry *e = bpf_map_lookup_elem(&preempt_cache, &idx);
@@ -519,7 +521,9 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu
 // task is dequeued on its way back to user space, p->throttled) say so on the task; older ones
 // only on the group's runqueues (cfs_rq->throttle_count counts the throttled levels above and
 // at the task's own). Returns the throttled group's kernfs id (low 32 bits), or 0.
-static __always_inline __u32 throttled_group(struct task_struct *p) {
+// Out of line (a global function: the verifier checks it, loop included, once, not on every path
+// of on_switch that reaches it; on_switch's verification is most of noisewatch's start-up).
+__noinline __u32 throttled_group(struct task_struct *p __attribute__((btf_decl_tag("arg:trusted")))) {
   if (!p) return 0;
   if (bpf_core_field_exists(p->throttled)) {
     if (!BPF_CORE_READ(p, throttled)) return 0;
@@ -550,12 +554,12 @@ static __always_inline __u32 throttled_group(struct task_struct *p) {
 // to run closes the episode (charged once, from its start: interrupts in it were nobody's, as no
 // tracked task ran or waited there); the others of the episode are runnable from now on and wait
 // like any preempted task (the next switch charges whoever runs meanwhile). A later one of them
-// ends that wait. `s`: the CPU it was throttled on.
-static __always_inline void throttle_end(struct nw_cpu_state *s, struct nw_task_info *ti, __u64 now) {
-  if (!s) return;
+// ends that wait. `s`: the CPU it was throttled on. A global function, verified once.
+__noinline int throttle_end(struct nw_cpu_state *s, struct nw_task_info *ti, __u64 now) {
+  if (!s || !ti) return 0;
   if (ti->throttle_epoch != s->throttle_epoch || s->throttled_n <= 0) {
     wait_end(ti->cpu);
-    return;
+    return 0;
   }
   // Less the interrupts and steal in it, charged as themselves (the CPU counts as affected).
   __u64 span = now > s->throttle_since ? now - s->throttle_since : 0, nested = s->intr_total - s->throttle_intr0;
@@ -564,6 +568,7 @@ static __always_inline void throttle_end(struct nw_cpu_state *s, struct nw_task_
   s->throttled_n = 0;
   s->throttle_epoch++;
   if (left > 0) __sync_fetch_and_add(&s->waiting, left);
+  return 0;
 }
 
 SEC("tp_btf/sched_switch")

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
-#include "probes/kernel_btf_copy.h"
+#include "probes/kernel_btf_bytes.h"
 #include "probes/kernel_btf_scan.h"
 
 namespace nw::probes {

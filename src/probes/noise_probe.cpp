@@ -25,7 +25,7 @@
 #include "common/files.h"
 #include "common/phase_timing.h"
 #include "noise.skel.h"
-#include "probes/kernel_btf_copy.h"
+#include "probes/kernel_btf_bytes.h"
 #include "probes/kernel_features.h"
 #include "probes/source_names.h"
 #include "record/source_detail.h"
@@ -174,8 +174,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   timing::mark("BTF scan and program plan");
   VerifierStats verifier(skel->obj);
 
-  std::string btf_how;
-  if (int err = load_with_btf_copy([skel] { return noise_bpf__load(skel); }, btf_how)) {
+  if (int err = noise_bpf__load(skel)) {
     std::string why = last_log_line();
     if (err == -EPERM || err == -EACCES)
       throw Error("not allowed to load eBPF programs: run as root, or grant CAP_BPF and CAP_PERFMON "
@@ -184,7 +183,6 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
                             why.empty() ? "" : ": " + why));
   }
   timing::mark("probe load (verifier)");
-  timing::detail("kernel BTF: " + btf_how);
   verifier.report();
 
   impl_->cpus_len = size_t(impl_->ncpus) * sizeof(nw_cpu_state);
