@@ -24,25 +24,14 @@
 # BENCH_PC_ROUNDS (200000 round trips), BENCH_PC_REPEATS (5 runs of the storm; the median of
 # each figure is printed), BENCH_KEEP=DIR keeps the raw statistics.
 set -u -o pipefail
-export LC_ALL=C
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/.." && pwd)
-build=$(cd "${1:-$repo/build}" 2>/dev/null && pwd) || { echo "program_cost.sh: no build directory ${1:-}" >&2; exit 125; }
-for b in noisewatch acc_pingpong nw_tracepoint_floor; do
-  [[ -x $build/$b ]] || { echo "program_cost.sh: $build/$b missing: build it first (scripts/build.sh)" >&2; exit 125; }
-done
-[[ $(id -u) -eq 0 ]] || { echo "program_cost.sh: must run as root (eBPF, kernel.bpf_stats_enabled)" >&2; exit 125; }
-for t in bpftool jq; do
-  command -v "$t" >/dev/null || { echo "program_cost.sh: needs $t (scripts/install-deps.sh bench)" >&2; exit 125; }
-done
+source "$(dirname "$0")/lib.sh"
+bench_setup "${1:-}" "noisewatch acc_pingpong nw_tracepoint_floor" "bpftool jq"
 cpu=${BENCH_CPU:-1}
 rounds=${BENCH_PC_ROUNDS:-200000}
 repeats=${BENCH_PC_REPEATS:-5}
 t_ratio=${BENCH_T_SWITCH_RATIO:-1.3}
 t_body=${BENCH_T_SWITCH_BODY_NS:-20}
-for v in rounds repeats; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "program_cost.sh: $v must be a whole number >= 1 (got '${!v}')" >&2; exit 125; }
-done
+whole_numbers rounds repeats
 
 tmp=$(mktemp -d /tmp/nw-progcost.XXXXXX)
 stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled)
@@ -106,7 +95,6 @@ for ((k = 1; k <= repeats; k++)); do
   grep -q '^no-floor' "$tmp/fig.$k" && { echo "program_cost.sh: the empty programs did not run (statistics off?)" >&2; exit 1; }
 done
 
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 col() { cat "$tmp"/fig.* | awk -v key="$1" -v name="$2" -v c="$3" '$1 == key && (name == "" || $2 == name) { print $c }' | median; }
 
 echo "noisewatch eBPF programs: ns per call over a ${rounds}-round-trip switch storm on CPU $cpu, median of $repeats storms"
@@ -117,7 +105,6 @@ for q in $(cat "$tmp"/fig.* | awk '$1 == "prog" { print $2 }' | sort -u); do
   printf '%-22s %10s %10s %12s\n' "$q" "$(col prog "$q" 3)" "$(col prog "$q" 4)" "$(col prog "$q" 5)"
 done
 per_switch=$(col switch '' 2) floor_switch=$(col switch '' 3) ratio=$(col switch '' 4) body=$(col prog on_switch 4)
-verdict() { awk -v x="$1" -v t="$2" 'BEGIN { print (x + 0 == x && x <= t) ? "PASS" : "FAIL" }'; }
 v1=$(verdict "$ratio" "$t_ratio") v2=$(verdict "$body" "$t_body")
 printf 'per switch: %s ns of noisewatch programs against %s ns of the empty ones: %sx (target <= %s)  %s\n' \
   "$per_switch" "$floor_switch" "$ratio" "$t_ratio" "$v1"

@@ -22,26 +22,15 @@
 # BENCH_REPS (500), BENCH_LONG_S (30), BENCH_KEEP=DIR keeps records and raw numbers. Targets:
 # BENCH_T_FORK, BENCH_T_THREADS, BENCH_T_MAKE, BENCH_T_RSS_MIB_MIN, BENCH_T_REPS.
 set -u -o pipefail
-export LC_ALL=C
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/.." && pwd)
-build=$(cd "${1:-$repo/build}" 2>/dev/null && pwd) || { echo "shapes.sh: no build directory ${1:-}" >&2; exit 125; }
-for b in noisewatch nw_thread_storm nw_spin; do
-  [[ -x $build/$b ]] || { echo "shapes.sh: $build/$b missing: build it first (scripts/build.sh)" >&2; exit 125; }
-done
-[[ $(id -u) -eq 0 ]] || { echo "shapes.sh: must run as root (eBPF)" >&2; exit 125; }
-for t in hyperfine make gcc jq; do
-  command -v "$t" >/dev/null || { echo "shapes.sh: needs $t (scripts/install-deps.sh bench)" >&2; exit 125; }
-done
+source "$(dirname "$0")/lib.sh"
+bench_setup "${1:-}" "noisewatch nw_thread_storm nw_spin" "hyperfine make gcc jq"
 cpu=${BENCH_CPU:-1}
 rounds=${BENCH_SHAPE_ROUNDS:-5}
 forks=${BENCH_FORKS:-1000}
 threads=${BENCH_THREADS:-10000}
 reps=${BENCH_REPS:-500}
 long_s=${BENCH_LONG_S:-30}
-for v in rounds forks threads reps long_s; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "shapes.sh: $v must be a whole number >= 1 (got '${!v}')" >&2; exit 125; }
-done
+whole_numbers rounds forks threads reps long_s
 t_fork=${BENCH_T_FORK:-1.05} t_threads=${BENCH_T_THREADS:-1.05} t_make=${BENCH_T_MAKE:-1.05}
 t_rss=${BENCH_T_RSS_MIB_MIN:-1} t_reps=${BENCH_T_REPS:-1.3}
 nw=$build/noisewatch
@@ -56,8 +45,6 @@ trap 'exit 130' INT TERM HUP
 
 fails=0
 now_ns() { date +%s%N; }
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-verdict() { awk -v x="$1" -v t="$2" 'BEGIN { print (x + 0 == x && x <= t) ? "PASS" : "FAIL" }'; }
 line() {  # NAME TEXT VALUE TARGET
   local v; v=$(verdict "$3" "$4")
   [[ $v == FAIL ]] && fails=$((fails + 1))
