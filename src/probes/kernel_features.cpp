@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -14,6 +15,8 @@
 #include "common/errors.h"
 #include "probes/kernel_btf_bytes.h"
 #include "probes/kernel_btf_scan.h"
+#include "probes/rare_vectors.h"
+#include "sources/kernel_names.h"
 
 namespace nw::probes {
 
@@ -79,6 +82,12 @@ ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& secti
   const int fault_refused = fentry_refused(facts.handle_mm_fault_id);
   plan.fault_time = fault_refused == 0;
   std::set<std::string> missing_vectors;
+  plan.interrupts_at_start = sys::read_interrupts();
+  plan.untraced_vectors = never_fired_vectors(plan.interrupts_at_start);
+  auto untraced = [&](const std::string& tp) {
+    auto v = sources::vector_of_tracepoint(tp.substr(0, tp.rfind('_')));
+    return v && std::find(plan.untraced_vectors.begin(), plan.untraced_vectors.end(), *v) != plan.untraced_vectors.end();
+  };
   bpf_program* prog;
   bpf_object__for_each_program(prog, obj) {
     std::string sec = bpf_program__section_name(prog);
@@ -89,6 +98,10 @@ ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& secti
       // this source.
       bpf_program__set_autoattach(prog, false);
       if (!plan.fault_time) bpf_program__set_autoload(prog, false);
+      continue;
+    }
+    if (untraced(tp)) {
+      bpf_program__set_autoload(prog, false);
       continue;
     }
     if (facts.tracepoints.count(tp)) continue;

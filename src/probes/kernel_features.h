@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "record/run_record.h"
+#include "system/interrupts.h"
 
 struct bpf_object;
 
@@ -16,6 +17,10 @@ struct ProgramPlan {
   bool fault_time = false;      // the fentry/fexit pair loads (attached separately, after the rest)
   bool measures_steal = false;  // the programs read rq->prev_steal_time_rq
   std::vector<nw::Unavailable> unavailable;
+  // Rare APIC vectors left untraced because they never fired since boot (probes/rare_vectors.h),
+  // and /proc/interrupts as it was read to decide.
+  std::vector<uint32_t> untraced_vectors;
+  sys::Interrupts interrupts_at_start;
 };
 
 // Sets autoload/autoattach on the object's programs; sections `skip` accepts are left alone.

@@ -27,6 +27,7 @@
 #include "noise.skel.h"
 #include "probes/kernel_btf_bytes.h"
 #include "probes/kernel_features.h"
+#include "probes/rare_vectors.h"
 #include "probes/source_names.h"
 #include "record/source_detail.h"
 #include "sources/kernel_names.h"
@@ -86,6 +87,8 @@ struct NoiseProbe::Impl {
 
   void track(pid_t tid, uint32_t flags, uint64_t cpu_base);
   bool measures_steal = false;
+  std::vector<uint32_t> untraced_vectors;
+  sys::Interrupts interrupts_at_start;
   std::set<int> with_sibling, with_cpufreq;  // read once here; the runner asks (machine limits)
 
   ~Impl() {
@@ -170,6 +173,8 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
 
   ProgramPlan plan = plan_programs(skel->obj, is_window_program);
   impl_->measures_steal = plan.measures_steal;
+  impl_->untraced_vectors = plan.untraced_vectors;
+  impl_->interrupts_at_start = std::move(plan.interrupts_at_start);
   for (auto& u : plan.unavailable) impl_->unavailable.push_back(std::move(u));
   timing::mark("BTF scan and program plan");
   VerifierStats verifier(skel->obj);
@@ -419,6 +424,11 @@ SwitchCounts NoiseProbe::switches() const {
 }
 
 bool NoiseProbe::measures_steal() const { return impl_->measures_steal; }
+
+std::vector<std::string> NoiseProbe::untraced_vectors_fired(const std::vector<int>& cpus) const {
+  if (impl_->untraced_vectors.empty()) return {};
+  return probes::untraced_vectors_fired(impl_->untraced_vectors, impl_->interrupts_at_start, sys::read_interrupts(), cpus);
+}
 
 bool NoiseProbe::has_sibling(int cpu) const { return impl_->with_sibling.count(cpu) > 0; }
 

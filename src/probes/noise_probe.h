@@ -84,6 +84,9 @@ class NoiseProbe {
   // Whether hypervisor steal comes from the probe ("steal" events: the scheduler's own account,
   // in ns, only while a tracked task ran or waited) rather than /proc/stat (10 ms ticks).
   bool measures_steal() const;
+  // Warnings for the rare APIC vectors left untraced (probes/rare_vectors.h) that fired on `cpus`
+  // (every CPU when empty) since the probe was set up.
+  std::vector<std::string> untraced_vectors_fired(const std::vector<int>& cpus) const;
   // What the probe read of each CPU at set-up: an SMT sibling, a cpufreq driver.
   bool has_sibling(int cpu) const;
   bool has_cpufreq(int cpu) const;

@@ -215,6 +215,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     if (i == 0) timing::mark("first repetition");
     if (stop_after(r, i, total, rec, out.exit_status)) break;
   }
+  for (auto& w : probe.untraced_vectors_fired(plan.pin ? plan.cpus : std::vector<int>{})) rec.warnings.push_back(std::move(w));
   if (tl) finish_timeline(*tl, probe, rec, plan.timeline);
   if (windows)
     if (auto w = windows->cost_warning(rec.runs)) rec.warnings.push_back(*w);

@@ -14,10 +14,32 @@ constexpr std::array<std::string_view, 10> kSoftirqs = {"HI",      "TIMER",   "N
                                                         "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
 static_assert(kSoftirqs.size() <= NW_SOFTIRQ_SLOTS);
 
-// In the order of enum nw_vector (bpf/noise.h).
-constexpr std::array<std::string_view, NW_VEC_COUNT> kVectors = {
-    "local_timer", "reschedule", "call_function", "call_function_single", "irq_work",         "thermal",
-    "threshold",   "deferred_error", "error",     "spurious",             "x86_platform_ipi", "reboot"};
+// In the order of enum nw_vector (bpf/noise.h): the source name, the irq_vectors tracepoint
+// (without _entry/_exit) and the /proc/interrupts line that counts it ("" for reboot, which has
+// none: it is sent only to stop the machine). The first five fire all the time.
+struct Vector {
+  std::string_view name, tracepoint, label;
+};
+constexpr std::array<Vector, NW_VEC_COUNT> kVectorRows = {{
+    {"local_timer", "local_timer", "LOC"},
+    {"reschedule", "reschedule", "RES"},
+    {"call_function", "call_function", "CAL"},
+    {"call_function_single", "call_function_single", "CAL"},
+    {"irq_work", "irq_work", "IWI"},
+    {"thermal", "thermal_apic", "TRM"},
+    {"threshold", "threshold_apic", "THR"},
+    {"deferred_error", "deferred_error_apic", "DFR"},
+    {"error", "error_apic", "ERR"},
+    {"spurious", "spurious_apic", "SPU"},
+    {"x86_platform_ipi", "x86_platform_ipi", "PLT"},
+    {"reboot", "reboot", ""},
+}};
+constexpr uint32_t kFrequentVectors = 5;
+constexpr std::array<std::string_view, NW_VEC_COUNT> kVectors = [] {
+  std::array<std::string_view, NW_VEC_COUNT> names{};
+  for (size_t i = 0; i < names.size(); ++i) names[i] = kVectorRows[i].name;
+  return names;
+}();
 
 // Per-CPU threads carry their CPU after a '/' (kworker/1:2, ksoftirqd/1); workqueue rescuers and
 // per-device threads take their queue's name (scsi_eh_0, ext4-rsv-conver, card0-crtc0).
@@ -38,5 +60,15 @@ std::string_view softirq_name(uint32_t vec) { return vec < kSoftirqs.size() ? kS
 std::string_view vector_name(uint32_t id) { return id < kVectors.size() ? kVectors[id] : "vector"; }
 
 std::span<const std::string_view> apic_vector_names() { return kVectors; }
+
+std::optional<uint32_t> vector_of_tracepoint(std::string_view tracepoint) {
+  for (uint32_t i = 0; i < kVectorRows.size(); ++i)
+    if (tracepoint == kVectorRows[i].tracepoint) return i;
+  return std::nullopt;
+}
+
+std::string_view vector_interrupts_label(uint32_t id) { return id < kVectorRows.size() ? kVectorRows[id].label : ""; }
+
+bool vector_is_frequent(uint32_t id) { return id < kFrequentVectors; }
 
 }  // namespace nw::sources

@@ -3,6 +3,7 @@
 // names the kernel gives its own threads (`preemption:kworker/1:2`).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -16,6 +17,13 @@ std::string_view vector_name(uint32_t id);
 // All of those names, in enum nw_vector's order: the one list of them in user space. Each is a
 // CPU's own interrupt, which no IRQ affinity setting moves, unlike a device IRQ.
 std::span<const std::string_view> apic_vector_names();
+
+// The vector an irq_vectors tracepoint (without _entry/_exit: "thermal_apic") times.
+std::optional<uint32_t> vector_of_tracepoint(std::string_view tracepoint);
+// The /proc/interrupts line that counts a vector ("LOC", "TRM", ...; "" for reboot, which has none).
+std::string_view vector_interrupts_label(uint32_t id);
+// The tick, the scheduler's and function-call IPIs and irq_work: they fire all the time.
+bool vector_is_frequent(uint32_t id);
 
 // How the names of the kernel's own threads begin ("kworker/", "ksoftirqd/", "kswapd", ...). A
 // prefix with a '/' names per-CPU threads (the CPU follows it), one without names unbound ones.
