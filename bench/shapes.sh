@@ -52,8 +52,8 @@ line() {  # NAME TEXT VALUE TARGET
 }
 die() { echo "shapes.sh: $*" >&2; exit 1; }
 
-# paired NAME ROUNDS CMD...: the command bare (taskset to the CPU) and under noisewatch,
-# alternating; CMD prints its own elapsed time in ns as its last line, measured the same way in
+# paired NAME ROUNDS CMD...: the command bare (taskset to the CPU) and under noisewatch, in
+# pairs whose order alternates; CMD prints its own elapsed time in ns as its last line, measured the same way in
 # both (noisewatch's start-up is not in it). Prints the median ratio; checks lost_events in every
 # record.
 own_ns() { tail -1 "$1" | awk '$1 + 0 > 0 { print $1; ok = 1 } END { if (!ok) exit 1 }'; }
@@ -61,13 +61,19 @@ paired() {
   local name=$1 n=$2 k a b rec lost
   shift 2
   : >"$tmp/$name.ratio"
-  for ((k = 1; k <= n; k++)); do
+  bare() {
     taskset -c "$cpu" "$@" >"$tmp/out" 2>"$tmp/err" || die "$name: bare run failed: $(tail -1 "$tmp/err")"
     a=$(own_ns "$tmp/out") || die "$name: no time printed by the bare run"
-    rec=$tmp/$name.$k.json
+  }
+  under() {
     "$nw" run --cpu "$cpu" --runs 1 --warmup 0 -q --json "$rec" -- "$@" >"$tmp/out" 2>"$tmp/err" ||
       die "$name: run under noisewatch failed: $(tail -1 "$tmp/err")"
     b=$(own_ns "$tmp/out") || die "$name: no time printed under noisewatch"
+  }
+  for ((k = 1; k <= n; k++)); do
+    rec=$tmp/$name.$k.json
+    # Which side goes first alternates: the first of a pair meets colder caches.
+    if ((k % 2)); then bare "$@"; under "$@"; else under "$@"; bare "$@"; fi
     lost=$(jq '.lost_events // 0' "$rec")
     [[ $lost == 0 ]] || die "$name: $lost lost events in round $k (record $rec)"
     awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f\n", b / a }' >>"$tmp/$name.ratio"
