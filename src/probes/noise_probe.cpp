@@ -244,7 +244,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   }
   if (opts.windows) impl_->markers = std::make_unique<WindowMarkers>(skel);
   if (opts.timeline.on) impl_->timeline = std::make_unique<TimelineRing>(skel);
-  impl_->namer.refresh_interrupts();
+  impl_->namer.use_interrupts(impl_->interrupts_at_start);  // read by plan_programs just now
   timing::mark("probe attach");
 }
 
