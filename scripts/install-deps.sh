@@ -9,7 +9,7 @@ purpose=${1:-test}
 
 # Build and run: compilers, the BPF toolchain (clang, bpftool, libbpf), and the libraries;
 # <sys/sdt.h> for the window markers (include/noisewatch/markers.h) and the workloads using them.
-RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libelf-dev
+RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libelf-dev libssl-dev libyaml-cpp-dev libcrypt-dev
      zlib1g-dev libpfm4-dev libboost-dev libfmt-dev nlohmann-json3-dev libcli11-dev libhwloc-dev
      systemtap-sdt-dev)
 # Tests: GoogleTest/GoogleMock; promtool (the agent's alert rules are checked with it); Chromium

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <optional>
 
 #include <boost/asio/co_spawn.hpp>
@@ -71,7 +72,7 @@ class Agent {
     collect_duration_s_ = std::chrono::duration<double>(last_collect_ - t0).count();
   }
 
-  std::string metrics(const HttpStats& http) {
+  std::string metrics(const HttpStats& http, const WebConfigStats& web) {
     collect();
     AgentMetrics m;
     m.version = NOISEWATCH_VERSION;
@@ -87,6 +88,7 @@ class Agent {
     m.check = checks_.state();
     m.self = read_self_stats(start_unix_);
     m.http = http;
+    m.web_config = web;
     return render_metrics(m);
   }
 
@@ -127,42 +129,100 @@ asio::awaitable<void> collect_loop(asio::steady_timer& timer, Agent& agent, std:
   }
 }
 
-// Serves until a signal arrives; returns it. The probe lives and dies inside: when this
-// returns, every BPF program is detached and unloaded. `unavailable`: the note naming the online
-// CPUs this process may not use ("" when none), for the start-up line.
-int serve(const AgentOptions& opts, const std::vector<int>& cpus, const std::string& unavailable, CheckWorker& checks) {
+bool is_loopback(const std::string& host) { return host.rfind("127.", 0) == 0 || host == "::1"; }
+
+// What the start-up line says of the web config, and the warning an exposed agent deserves.
+std::string security_note(const WebSecurity* sec) {
+  if (!sec) return "";
+  std::string note = sec->tls ? "TLS" : "no TLS";
+  note += sec->authenticates() ? ", basic auth" : ", no authentication";
+  return " (" + note + " from " + sec->path + ")";
+}
+
+void warn_if_exposed(const AgentOptions& opts, const WebSecurity* sec) {
+  if (is_loopback(opts.listen.host)) return;
+  if (!sec)
+    fmt::print(stderr,
+               "noisewatch agent: warning: {} is reachable beyond this machine without TLS or authentication; anyone "
+               "who can reach it reads the names of the processes that disturb benchmarks and this machine's "
+               "configuration. Give --web-config FILE (docs/agent.md)\n",
+               format_listen_address(opts.listen));
+  else if (!sec->tls && sec->authenticates())
+    fmt::print(stderr, "noisewatch agent: warning: basic auth without TLS sends the password in clear on {}; add "
+                       "tls_server_config to {}\n",
+               format_listen_address(opts.listen), sec->path);
+}
+
+// Serves until SIGTERM or SIGINT arrives; returns it. SIGHUP reloads the web config. The probe
+// lives and dies inside: when this returns, every BPF program is detached and unloaded.
+// `unavailable`: the note naming the online CPUs this process may not use ("" when none), for
+// the start-up line.
+int serve(const AgentOptions& opts, const std::vector<int>& cpus, const std::string& unavailable, CheckWorker& checks,
+          std::shared_ptr<const WebSecurity> security) {
   asio::io_context io(1);
   // Before the probe loads: a signal during start-up still ends the agent cleanly.
-  asio::signal_set signals(io, SIGTERM, SIGINT);
+  asio::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
   std::optional<Agent> agent;
   HttpServer* server_ptr = nullptr;
+  WebConfigStats web;
+  web.configured = security != nullptr;
+  web.last_reload_success_unix = unix_now();
   // Bound before the probe loads, so that a busy port costs no eBPF load and unload.
-  HttpServer server(io, opts.listen, opts.limits, [&](std::string_view method, std::string_view target) {
-    Endpoints e;
-    e.metrics = [&] { return agent->metrics(server_ptr->stats()); };
-    e.check_json = [&] { return checks.json(); };
-    e.healthy = [&](std::string& why) { return agent->healthy(why); };
-    return route(method, target, e);
-  });
+  HttpServer server(
+      io, opts.listen, opts.limits,
+      [&](std::string_view method, std::string_view target) {
+        Endpoints e;
+        e.metrics = [&] { return agent->metrics(server_ptr->stats(), web); };
+        e.check_json = [&] { return checks.json(); };
+        e.healthy = [&](std::string& why) { return agent->healthy(why); };
+        return route(method, target, e);
+      },
+      security);
   server_ptr = &server;
   agent.emplace(opts, cpus, checks);
 
   asio::steady_timer collect_timer(io);
   int stopped_by = 0;
-  signals.async_wait([&](const boost::system::error_code& ec, int signo) {
+  auto reload = [&] {
+    if (opts.web_config.empty()) {
+      fmt::print(stderr, "noisewatch agent: SIGHUP: no --web-config to reload\n");
+      return;
+    }
+    ++web.reloads;
+    try {
+      server.set_security(load_web_security(opts.web_config));
+      web.last_reload_ok = true;
+      web.last_reload_success_unix = unix_now();
+      fmt::print(stderr, "noisewatch agent: SIGHUP: reloaded {}\n", opts.web_config);
+    } catch (const std::exception& e) {
+      ++web.reload_failures;
+      web.last_reload_ok = false;
+      fmt::print(stderr, "noisewatch agent: SIGHUP: {}; keeping the previous web config\n", e.what());
+    }
+    std::fflush(stderr);
+  };
+  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec, int signo) {
     if (ec) return;
+    if (signo == SIGHUP) {
+      reload();
+      signals.async_wait(on_signal);
+      return;
+    }
     stopped_by = signo;
     server.stop();
     collect_timer.cancel();
     checks.stop();
-  });
+  };
+  signals.async_wait(on_signal);
   server.start();
   checks.start();
   asio::co_spawn(io, collect_loop(collect_timer, *agent, opts.collect_interval), asio::detached);
 
-  fmt::print(stderr, "noisewatch agent: listening on http://{}/metrics (also /check, /healthz); watching CPUs {}{}; checks every {} s\n",
-             format_listen_address(server.local_address()), sys::format_cpulist(cpus),
-             unavailable.empty() ? "" : "; " + unavailable, std::chrono::duration<double>(opts.check_interval).count());
+  fmt::print(stderr, "noisewatch agent: listening on {}://{}/metrics (also /check, /healthz){}; watching CPUs {}{}; checks every {} s\n",
+             server.tls() ? "https" : "http", format_listen_address(server.local_address()), security_note(security.get()),
+             sys::format_cpulist(cpus), unavailable.empty() ? "" : "; " + unavailable,
+             std::chrono::duration<double>(opts.check_interval).count());
+  warn_if_exposed(opts, security.get());
   std::fflush(stderr);
   io.run();
   return stopped_by;
@@ -171,6 +231,9 @@ int serve(const AgentOptions& opts, const std::vector<int>& cpus, const std::str
 }  // namespace
 
 int run_agent(const AgentOptions& opts) {
+  // The web config first: a mistake in it is reported whoever runs the command.
+  std::shared_ptr<const WebSecurity> security;
+  if (!opts.web_config.empty()) security = load_web_security(opts.web_config);
   runner::require_bpf_privileges();
   // The CPUs this process may use, as for `check`: inside a cpuset container, the container's.
   auto selected = sys::select_cpus(sys::read_cpu_availability(), opts.cpus);
@@ -182,7 +245,7 @@ int run_agent(const AgentOptions& opts) {
   CheckWorker checks(opts.cpus, opts.check_interval);
   checks.run_once();
 
-  int signo = serve(opts, cpus, sys::unavailable_note(selected.unavailable), checks);
+  int signo = serve(opts, cpus, sys::unavailable_note(selected.unavailable), checks, std::move(security));
   fmt::print(stderr, "noisewatch agent: stopped by {}; eBPF programs detached\n", strsignal(signo));
   return 0;
 }

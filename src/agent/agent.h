@@ -1,9 +1,10 @@
 // `noisewatch agent`: watches CPUs with the eBPF noise probe, re-runs the configuration checks,
-// and serves both to Prometheus until SIGTERM or SIGINT.
+// and serves both to Prometheus until SIGTERM or SIGINT; SIGHUP reloads the --web-config file.
 #pragma once
 #include <chrono>
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "agent/http_server.h"
@@ -20,6 +21,7 @@ struct AgentOptions {
   std::chrono::milliseconds collect_interval{5000};
   size_t top_n = 10;  // named sources per CPU and category
   ServerLimits limits;
+  std::string web_config;  // --web-config FILE: TLS and basic auth; "" plain HTTP, no auth
 };
 
 // Runs until SIGTERM or SIGINT; returns 0 once every BPF program is detached. Throws nw::Error

@@ -13,7 +13,7 @@ namespace nw::cli {
 namespace {
 
 struct AgentArgs {
-  std::string listen = "127.0.0.1:9477", cpu;
+  std::string listen = "127.0.0.1:9477", cpu, web_config;
   double check_interval = 60, timeout = 10;
   long long top = 10, max_connections = 16;  // signed, so that -1 is refused rather than wrapped
 };
@@ -32,6 +32,7 @@ agent::AgentOptions to_options(const AgentArgs& a) {
   o.limits.max_connections = size_t(a.max_connections);
   if (!(a.timeout > 0 && a.timeout <= 3600)) throw Error(fmt::format("--timeout {}: give seconds from 0.001 to 3600", a.timeout));
   o.limits.timeout = std::chrono::milliseconds(std::max<int64_t>(1, int64_t(a.timeout * 1000)));
+  o.web_config = a.web_config;
   return o;
 }
 
@@ -51,9 +52,14 @@ void register_agent(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("--timeout", args->timeout, "seconds a client has to send a request or read a reply")
       ->capture_default_str();
+  sub->add_option("--web-config", args->web_config,
+                  "TLS and basic auth from an exporter-toolkit web config file (tls_server_config, basic_auth_users), "
+                  "as node_exporter's --web.config.file; reloaded on SIGHUP")
+      ->type_name("FILE");
   sub->footer(
-      "Runs until SIGTERM or SIGINT (exit 0, every eBPF program detached). Needs root or CAP_BPF+CAP_PERFMON.\n"
-      "See docs/agent.md for the systemd unit, the Prometheus scrape config and example alerts.");
+      "Runs until SIGTERM or SIGINT (exit 0, every eBPF program detached); SIGHUP reloads --web-config (a bad\n"
+      "file keeps the previous configuration). Needs root or CAP_BPF+CAP_PERFMON.\n"
+      "See docs/agent.md for the systemd unit, TLS and basic auth, the Prometheus scrape config and example alerts.");
   sub->callback([&action, args] {
     action = [args] { return agent::run_agent(to_options(*args)); };
   });

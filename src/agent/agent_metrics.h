@@ -30,6 +30,17 @@ struct SelfStats {
 struct HttpStats {
   std::map<unsigned, uint64_t> responses;  // HTTP status -> count
   uint64_t connections_open = 0, connections_rejected = 0, connections_timed_out = 0;
+  uint64_t tls_handshake_failures = 0;  // including plain HTTP sent to the TLS port (answered 400)
+  bool tls = false;
+};
+
+// The web config (--web-config): whether its last (re)load worked, for an alert on a rotation that
+// went wrong.
+struct WebConfigStats {
+  bool configured = false;
+  bool last_reload_ok = true;
+  double last_reload_success_unix = 0;
+  uint64_t reloads = 0, reload_failures = 0;
 };
 
 struct AgentMetrics {
@@ -44,6 +55,7 @@ struct AgentMetrics {
   CheckState check;
   SelfStats self;
   HttpStats http;
+  WebConfigStats web_config;
 };
 
 // Prometheus text exposition format 0.0.4 (valid for `promtool check metrics`).

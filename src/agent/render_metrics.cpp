@@ -80,6 +80,24 @@ void agent_families(Exposition& x, const AgentMetrics& m) {
   x.family("noisewatch_agent_http_timeouts_total", "counter",
            "Connections closed because the client was slower than --timeout to send a request or read a response (idle keep-alive connections are not counted).");
   x.sample_int("noisewatch_agent_http_timeouts_total", {}, m.http.connections_timed_out);
+  x.family("noisewatch_agent_tls", "gauge", "1 when the agent serves HTTPS (--web-config with tls_server_config), else 0.");
+  x.sample_int("noisewatch_agent_tls", {}, m.http.tls ? 1 : 0);
+  if (m.http.tls) {
+    x.family("noisewatch_agent_tls_handshake_failures_total", "counter",
+             "TLS connections that ended before or during the handshake (bad certificate, wrong protocol, plain HTTP).");
+    x.sample_int("noisewatch_agent_tls_handshake_failures_total", {}, m.http.tls_handshake_failures);
+  }
+  if (m.web_config.configured) {
+    x.family("noisewatch_agent_web_config_last_reload_successful", "gauge",
+             "1 when the last load of the --web-config file (at start or on SIGHUP) worked; 0 when the agent kept the previous one.");
+    x.sample_int("noisewatch_agent_web_config_last_reload_successful", {}, m.web_config.last_reload_ok ? 1 : 0);
+    x.family("noisewatch_agent_web_config_last_reload_success_timestamp_seconds", "gauge",
+             "When the --web-config file was last loaded successfully (Unix time).");
+    x.sample("noisewatch_agent_web_config_last_reload_success_timestamp_seconds", {}, m.web_config.last_reload_success_unix);
+    x.family("noisewatch_agent_web_config_reloads_total", "counter", "Reloads of the --web-config file on SIGHUP, by result.");
+    x.sample_int("noisewatch_agent_web_config_reloads_total", {{"result", "success"}}, m.web_config.reloads - m.web_config.reload_failures);
+    x.sample_int("noisewatch_agent_web_config_reloads_total", {{"result", "failure"}}, m.web_config.reload_failures);
+  }
 }
 
 }  // namespace
