@@ -134,9 +134,8 @@ bool is_loopback(const std::string& host) { return host.rfind("127.", 0) == 0 ||
 // What the start-up line says of the web config, and the warning an exposed agent deserves.
 std::string security_note(const WebSecurity* sec) {
   if (!sec) return "";
-  std::string note = sec->tls ? "TLS" : "no TLS";
-  note += sec->authenticates() ? ", basic auth" : ", no authentication";
-  return " (" + note + " from " + sec->path + ")";
+  return fmt::format(" (--web-config {}: {}, {})", sec->path, sec->tls ? "TLS" : "no TLS",
+                     sec->authenticates() ? "basic auth" : "no authentication");
 }
 
 void warn_if_exposed(const AgentOptions& opts, const WebSecurity* sec) {

@@ -66,8 +66,11 @@ class Builder {
     ctx->use_certificate_chain(boost::asio::buffer(cert), ec);
     if (ec) fail(cert_field, "not a PEM certificate: " + openssl_reason(ec));
     ctx->use_private_key(boost::asio::buffer(key), ssl::context::pem, ec);
+    // OpenSSL checks the key against the certificate as it loads it.
+    if (ec && ec.message().find("mismatch") != std::string::npos)
+      fail(key_field, fmt::format("is not the private key of the certificate in {}", cert_field));
     if (ec) fail(key_field, "not a PEM private key (or one with a passphrase): " + openssl_reason(ec));
-    if (SSL_CTX_check_private_key(h) != 1) fail(key_field, fmt::format("does not match the certificate of {}", cert_field));
+    if (SSL_CTX_check_private_key(h) != 1) fail(key_field, fmt::format("is not the private key of the certificate in {}", cert_field));
 
     ciphers(h);
     curves(h);

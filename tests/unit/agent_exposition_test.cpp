@@ -85,12 +85,31 @@ AgentMetrics sample_metrics() {
   m.http.connections_open = 1;
   m.http.connections_rejected = 0;
   m.http.connections_timed_out = 1;
+  m.http.tls = true;
+  m.http.tls_handshake_failures = 3;
+  m.web_config = {.configured = true, .last_reload_ok = false, .last_reload_success_unix = 1795990000, .reloads = 2, .reload_failures = 1};
   return m;
 }
 
 TEST(AgentExposition, WholePageMatchesTheGoldenFile) {
   std::string text = render_metrics(sample_metrics());
   test::expect_golden(text, golden_path());
+}
+
+TEST(AgentExposition, TlsAndWebConfigFamiliesOnlyWhereTheyApply) {
+  AgentMetrics m = sample_metrics();
+  std::string with = render_metrics(m);
+  EXPECT_NE(with.find("noisewatch_agent_tls 1\n"), std::string::npos);
+  EXPECT_NE(with.find("noisewatch_agent_tls_handshake_failures_total 3\n"), std::string::npos);
+  EXPECT_NE(with.find("noisewatch_agent_web_config_last_reload_successful 0\n"), std::string::npos);
+  EXPECT_NE(with.find("noisewatch_agent_web_config_reloads_total{result=\"success\"} 1\n"), std::string::npos);
+  EXPECT_NE(with.find("noisewatch_agent_web_config_reloads_total{result=\"failure\"} 1\n"), std::string::npos);
+  m.http.tls = false;
+  m.web_config = {};
+  std::string plain = render_metrics(m);
+  EXPECT_NE(plain.find("noisewatch_agent_tls 0\n"), std::string::npos);
+  EXPECT_EQ(plain.find("handshake"), std::string::npos);
+  EXPECT_EQ(plain.find("web_config"), std::string::npos);
 }
 
 TEST(AgentExposition, EverySeriesHasOneHelpAndTypeAndCountersEndInTotal) {
