@@ -34,7 +34,7 @@ class Reader {
   // A mapping's keys, each checked against the names it may have.
   void only(const YAML::Node& map, const std::string& where, std::initializer_list<const char*> known) const {
     if (map.IsNull()) return;
-    if (!map.IsMap()) fail(where, "must be a mapping of fields");
+    if (!map.IsMap()) fail(where.empty() ? "the document" : where, "must be a mapping of fields");
     for (const auto& kv : map) {
       std::string k = kv.first.as<std::string>();
       bool ok = false;
@@ -272,8 +272,8 @@ WebConfig parse_web_config(const std::string& text, const std::string& path, con
   WebConfig c;
   c.path = path;
   if (!root || root.IsNull()) return c;  // an empty file: plain HTTP, no authentication
-  r.only(root, "", {"tls_server_config", "http_server_config", "basic_auth_users", "rate_limit"});
   try {
+    r.only(root, "", {"tls_server_config", "http_server_config", "basic_auth_users", "rate_limit"});
     c.tls = tls_section(r, root["tls_server_config"]);
     http_section(r, root["http_server_config"], c);
     users_section(r, root["basic_auth_users"], c);
@@ -287,6 +287,8 @@ WebConfig parse_web_config(const std::string& text, const std::string& path, con
 WebConfig read_web_config(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("--web-config {}: cannot read it: {}", path, std::strerror(errno)));
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error(fmt::format("--web-config {}: not a file", path));
   std::ostringstream s;
   s << in.rdbuf();
   std::string dir = std::filesystem::path(path).parent_path().string();

@@ -32,6 +32,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "agent_helpers.h"
 #include "run_helpers.h"
 
 namespace nw::e2e {
@@ -76,20 +77,6 @@ Reply request(uint16_t port, const std::string& target, http::verb method = http
   return r;
 }
 
-// Raw sockets, for what a well-behaved client library would never send.
-int connect_raw(uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 bool send_raw(int fd, const std::string& s) {
   return ::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == ssize_t(s.size());
 }
@@ -121,19 +108,6 @@ RawResult read_until_close(int fd, std::chrono::milliseconds limit) {
 }
 
 std::string status_line(const std::string& raw) { return raw.substr(0, raw.find("\r\n")); }
-
-// A free loopback port for a program that cannot report the one it got (Prometheus).
-uint16_t free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 // Runs `cmd` with `input` on its stdin; returns the exit status and fills `output`.
 int pipe_through(const std::string& cmd, const std::string& input, std::string& output) {
@@ -171,75 +145,6 @@ std::map<int, std::string> loaded_programs() {
   for (const auto& p : j) progs[p.value("id", 0)] = p.value("name", "");
   return progs;
 }
-
-// Parses the samples of a text exposition: "name{labels}" -> value.
-std::map<std::string, double> samples(const std::string& text) {
-  std::map<std::string, double> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    auto sp = line.rfind(' ');
-    out[line.substr(0, sp)] = std::stod(line.substr(sp + 1));
-  }
-  return out;
-}
-
-// The agent as a child process, on a port the kernel picked (printed on stderr).
-class Agent {
- public:
-  explicit Agent(std::vector<std::string> extra = {}) {
-    out_ = temp_path("agent.out");
-    err_ = temp_path("agent.err");
-    std::vector<std::string> argv = {noisewatch(), "agent", "--listen", "127.0.0.1:0"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    pid_ = spawn(argv, out_, err_);
-    std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+)/)");
-    // Loading the eBPF programs takes a moment on a busy machine.
-    for (int i = 0; i < 300 && !port_; ++i) {
-      std::smatch m;
-      std::string err = slurp(err_);
-      if (std::regex_search(err, m, listening)) port_ = uint16_t(std::stoi(m[1]));
-      int status;
-      if (!port_ && waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        break;
-      }
-      if (!port_) std::this_thread::sleep_for(100ms);
-    }
-  }
-  ~Agent() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    std::filesystem::remove(out_);
-    std::filesystem::remove(err_);
-  }
-  uint16_t port() const { return port_; }
-  pid_t pid() const { return pid_; }
-  std::string stderr_text() const { return slurp(err_); }
-
-  // SIGTERM, then the exit status (-1 if it had to be killed after `limit`).
-  int terminate(std::chrono::seconds limit = 10s) {
-    kill(pid_, SIGTERM);
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    int status = 0;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-    return -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  uint16_t port_ = 0;
-  std::string out_, err_;
-};
 
 class AgentE2E : public ::testing::Test {
  protected:

@@ -122,6 +122,8 @@ TEST(WebConfig, EveryRefusalNamesItsField) {
       {"rate_limit: {interval: 1x, burst: 1}\n", "rate_limit.interval: '1x' is not a duration"},
       {"rate_limit: {interval: 1s}\n", "rate_limit.burst: must be at least 1"},
       {"tls_server_config: [\n", "not YAML: line"},
+      {"? [a, b]\n: c\n", "line 1"},
+      {"- a\n- b\n", "must be a mapping of fields"},
   };
   for (const auto& c : cases) {
     std::string m = refusal(c.text);
@@ -139,6 +141,10 @@ TEST(WebConfig, ReadsGoDurations) {
   EXPECT_FALSE(parse_go_duration("s"));
   EXPECT_FALSE(parse_go_duration(""));
   EXPECT_FALSE(parse_go_duration("1d"));
+}
+
+TEST(WebConfig, ADirectoryIsNotAFile) {
+  EXPECT_THROW(read_web_config(std::string(NW_SOURCE_DIR) + "/tests"), Error);
 }
 
 TEST(WebConfig, AMissingFileIsOneLine) {
