@@ -8,7 +8,8 @@ set -euo pipefail
 purpose=${1:-test}
 
 # Build and run: compilers, the BPF toolchain (clang, bpftool, libbpf), and the libraries;
-# <sys/sdt.h> for the window markers (include/noisewatch/markers.h) and the workloads using them.
+# <sys/sdt.h> for the window markers (include/noisewatch/markers.h) and the workloads using them;
+# OpenSSL, yaml-cpp and libxcrypt for the agent's --web-config (TLS, the file, bcrypt).
 RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev libelf-dev libssl-dev libyaml-cpp-dev libcrypt-dev
      zlib1g-dev libpfm4-dev libboost-dev libfmt-dev nlohmann-json3-dev libcli11-dev libhwloc-dev
      systemtap-sdt-dev)
@@ -18,9 +19,10 @@ RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev 
 # podman (check inside a real container, on the machine's own root: no image registry) with runc,
 # as crun refuses cgroup v1 hierarchies beside a v2 tree that holds a controller (hybrid mode);
 # hyperfine (--windows-exec is tested on its runs); libbenchmark-dev (--windows gbench, on a
-# Google Benchmark binary built with the tests).
+# Google Benchmark binary built with the tests); openssl, htpasswd (apache2-utils) and curl make
+# the agent's certificates and password hash and scrape it over TLS.
 TEST=(libgtest-dev libgmock-dev prometheus chromium libclang-rt-14-dev python3-jsonschema podman runc hyperfine
-      libbenchmark-dev)
+      libbenchmark-dev openssl apache2-utils curl)
 # Benchmarks: perf stat and bpftrace, the anchors bench/overhead.sh prints beside noisewatch's
 # start-up (bpftrace also reads check's thread run times there); jq and curl, with which it reads
 # the records and scrapes the agent; hyperfine, to time commands by hand.
