@@ -4,10 +4,13 @@
 # its eBPF programs ran inside the kernel (kernel.bpf_stats_enabled), which is charged to
 # whatever task or interrupt they ran in and so never shows in the agent's own times.
 #
-# usage: sudo bench/agent_overhead.sh [NOISEWATCH] [DURATION] [SCRAPE_EVERY]
+# usage: sudo bench/agent_overhead.sh [NOISEWATCH] [DURATION] [SCRAPE_EVERY] [plain|tls]
 #   NOISEWATCH    the binary (default: build/noisewatch next to this script)
 #   DURATION      seconds to measure (default 30)
 #   SCRAPE_EVERY  also GET /metrics every N seconds, as Prometheus would (default 0: idle)
+#   tls           serve through --web-config: a certificate made here with openssl, basic auth
+#                 with a bcrypt hash (htpasswd -B, cost 10); each scrape is a new connection (curl),
+#                 so each pays a full handshake, where Prometheus keeps its connection alive
 # A benchmark, not a test: run it on a quiet machine and read the numbers. Every figure comes
 # from a command whose status is checked: an agent that dies, a scrape that fails, or a program
 # whose run time bpftool cannot give ends the script with exit 1 and says which, never a 0 %.
@@ -17,23 +20,49 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/build/noisewatch}
 duration=${2:-30}
 scrape=${3:-0}
+mode=${4:-plain}
+case $mode in plain | tls) ;; *) echo "agent_overhead: the fourth argument is plain or tls, not '$mode'" >&2; exit 125 ;; esac
 [ -x "$bin" ] || { echo "agent_overhead: $bin is not executable; build noisewatch first" >&2; exit 125; }
 [ "$(id -u)" = 0 ] || { echo "agent_overhead: needs root (eBPF)" >&2; exit 125; }
 
 err=$(mktemp)
+pki=$(mktemp -d)
 stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
 cleanup() {
   [ -n "${pid:-}" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
   echo "$stats_was" > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || true
-  rm -f "$err"
+  rm -rf "$err" "$pki"
 }
 trap cleanup EXIT INT TERM
 
-"$bin" agent --listen 127.0.0.1:0 2>"$err" &
+web=""
+scheme=http
+client=""
+if [ "$mode" = tls ]; then
+  for t in openssl htpasswd curl; do
+    command -v $t >/dev/null || { echo "agent_overhead: tls needs $t (apt-get install openssl apache2-utils curl)" >&2; exit 125; }
+  done
+  (cd "$pki" &&
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.crt -days 1 \
+      -subj /CN=bench-ca >/dev/null 2>&1 &&
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout agent.key -out agent.csr \
+      -subj /CN=127.0.0.1 >/dev/null 2>&1 &&
+    printf 'subjectAltName=IP:127.0.0.1\n' >san.ext &&
+    openssl x509 -req -in agent.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out agent.crt -days 1 -extfile san.ext \
+      >/dev/null 2>&1) || { echo "agent_overhead: openssl could not make the certificates" >&2; exit 125; }
+  printf 'tls_server_config:\n  cert_file: agent.crt\n  key_file: agent.key\nbasic_auth_users:\n  bench: %s\n' \
+    "$(htpasswd -nbBC 10 '' bench-password | tr -d ':\n')" >"$pki/web.yml"
+  web="--web-config $pki/web.yml"
+  scheme=https
+  client="--cacert $pki/ca.crt -u bench:bench-password"
+fi
+
+# shellcheck disable=SC2086  # $web is empty or two words
+"$bin" agent --listen 127.0.0.1:0 $web 2>"$err" &
 pid=$!
 port=""
 for _ in $(seq 1 300); do
-  port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$err")
+  port=$(sed -n 's|.*listening on https*://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$err")
   [ -n "$port" ] && break
   kill -0 "$pid" 2>/dev/null || { cat "$err" >&2; exit 125; }
   sleep 0.1
@@ -74,7 +103,8 @@ scrapes=0
 if [ "$scrape" -gt 0 ]; then
   end=$(( $(date +%s) + duration ))
   while [ "$(date +%s)" -lt "$end" ]; do
-    curl -sf -o /dev/null "http://127.0.0.1:$port/metrics" || fail "GET /metrics failed"
+    # shellcheck disable=SC2086  # $client is empty or four words
+    curl -sf -o /dev/null $client "$scheme://127.0.0.1:$port/metrics" || fail "GET $scheme /metrics failed"
     scrapes=$((scrapes + 1))
     # Never past the end: a window shorter than the interval stays DURATION long.
     left=$((end - $(date +%s)))
@@ -90,10 +120,11 @@ fi
 t1=$(ticks); r1=$(run_ns); b1=$(bpf_ns); s1=$(date +%s.%N)
 
 awk -v t0="$t0" -v t1="$t1" -v hz="$hz" -v s0="$s0" -v s1="$s1" -v b0="$b0" -v b1="$b1" -v r0="$r0" -v r1="$r1" \
-    -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v cpus="$(nproc)" -v scrape="$scrape" -v scrapes="$scrapes" 'BEGIN {
+    -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v cpus="$(nproc)" -v scrape="$scrape" -v scrapes="$scrapes" -v mode="$mode" 'BEGIN {
   wall = s1 - s0
   printf "agent process: %.3f%% of one CPU (%d ticks of 1/%d s over %.1f s)\n", (t1 - t0) / hz / wall * 100, t1 - t0, hz, wall
   printf "agent threads (schedstat): %.4f%% of one CPU (%.1f ms on CPU)\n", (r1 - r0) / 1e9 / wall * 100, (r1 - r0) / 1e6
   printf "eBPF programs: %.3f%% of one CPU (%.1f ms in the kernel, charged to other tasks)\n", (b1 - b0) / 1e9 / wall * 100, (b1 - b0) / 1e6
-  printf "conditions: %d CPUs watched, load average %s, %s\n", cpus, load, (scrape > 0 ? "scraped every " scrape " s (" scrapes " scrapes)" : "not scraped")
+  if (scrapes > 0) printf "per scrape: %.2f ms of the agent threads (all included)\n", (r1 - r0) / 1e6 / scrapes
+  printf "conditions: %d CPUs watched, load average %s, %s, %s\n", cpus, load, (scrape > 0 ? "scraped every " scrape " s (" scrapes " scrapes)" : "not scraped"), (mode == "tls" ? "TLS + basic auth, a new connection per scrape" : "plain HTTP")
 }'
