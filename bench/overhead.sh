@@ -81,17 +81,9 @@
 # listed at the top): BENCH_T_PERTURBATION, BENCH_T_STORM, BENCH_T_STORM_FLOOR, BENCH_T_PACED,
 # BENCH_T_START_MS, BENCH_T_RSS_MIB, BENCH_T_CHECK_PCT, BENCH_T_AGENT_PCT, BENCH_T_REPORT_MS.
 set -u -o pipefail
-export LC_ALL=C  # decimal points in bash's `time`, awk and sort -g
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/.." && pwd)
-build=$(cd "${1:-$repo/build}" 2>/dev/null && pwd) || { echo "overhead.sh: no build directory ${1:-}" >&2; exit 125; }
-for b in noisewatch arraysum acc_pingpong nw_tracepoint_floor; do
-  [[ -x $build/$b ]] || { echo "overhead.sh: $build/$b missing: build the targets noisewatch arraysum acc_pingpong nw_tracepoint_floor" >&2; exit 125; }
-done
-[[ $(id -u) -eq 0 ]] || { echo "overhead.sh: must run as root (eBPF)" >&2; exit 125; }
-for t in jq perf bpftrace bpftool curl; do
-  command -v "$t" >/dev/null || { echo "overhead.sh: needs $t (scripts/install-deps.sh bench)" >&2; exit 125; }
-done
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"  # here, repo, bench_setup, whole_numbers, median, verdict
+bench_setup "${1:-}" "noisewatch arraysum acc_pingpong nw_tracepoint_floor" "jq perf bpftrace bpftool curl"
 
 cpu=${BENCH_CPU:-1}
 rounds=${BENCH_ROUNDS:-8}
@@ -101,9 +93,7 @@ rss_sessions=${BENCH_RSS_SESSIONS:-3}
 check_runs=${BENCH_CHECK_RUNS:-3}
 check_seconds=${BENCH_CHECK_SECONDS:-5}
 agent_seconds=${BENCH_AGENT_SECONDS:-60}
-for v in rounds pp_rounds_total start_rounds rss_sessions check_runs check_seconds agent_seconds; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "overhead.sh: $v must be a whole number >= 1 (got '${!v}')" >&2; exit 125; }
-done
+whole_numbers rounds pp_rounds_total start_rounds rss_sessions check_runs check_seconds agent_seconds
 per_block=5            # arraysum executions per A or B block
 pp_rounds=100000       # ping-pong round trips (2 switches each)
 paced_rounds=50000     # round trips of the paced storm
@@ -141,7 +131,6 @@ trap 'exit 130' INT TERM HUP
 # Run "$@" in a new session with a high-priority autogroup (see above).
 prio() { setsid -w sh -c 'echo "$0" > /proc/self/autogroup 2>/dev/null; exec "$@"' "$nice_level" "$@"; }
 now_ns() { date +%s%N; }
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 cv() { awk '{s+=$1; q+=$1*$1; n++} END {if (n==0) {print "nan"; exit} m=s/n; v=(q-n*m*m)/(n>1?n-1:1); if (v<0) v=0; printf "%.2f", 100*sqrt(v)/m}'; }
 is_number() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
 # meets VALUE OP TARGET (OP: <= or <): PASS only for a number that meets a numeric target; "nan",
