@@ -45,14 +45,20 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-// LIB as the user wrote it: a path, a file name, or the start of one (libbenchmark).
+// LIB as the user wrote it: a path, a file name, or the start of one (libbenchmark). A name that
+// ends where the file's name does, or at its '.' or '-', wins over a longer one it only begins:
+// libc is libc.so.6, not libcrypto.so.3 (whichever the executable happens to list first).
 std::string find_library(const std::string& lib, const std::vector<std::string>& needed, const std::string& executable) {
   if (lib.find('/') != std::string::npos) {
     if (!std::filesystem::exists(lib)) throw Error(fmt::format("--windows-at: no library {}", lib));
     return lib;
   }
-  for (const auto& path : needed)
-    if (std::filesystem::path(path).filename().string().starts_with(lib)) return path;
+  for (bool whole_name : {true, false})
+    for (const auto& path : needed) {
+      std::string name = std::filesystem::path(path).filename().string();
+      if (!name.starts_with(lib)) continue;
+      if (!whole_name || name.size() == lib.size() || name[lib.size()] == '.' || name[lib.size()] == '-') return path;
+    }
   std::vector<std::string> names;
   for (const auto& path : needed) names.push_back(std::filesystem::path(path).filename().string());
   throw Error(fmt::format("--windows-at: {} needs no library named {} (it needs: {})", executable, lib,

@@ -149,13 +149,15 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   Repetition repetition(io, signals);
   ThrottleCounter throttle;
   NeighbourWatch neighbours(plan.cpus);
+  // The CPUs the benchmark is pinned to; none when it may run anywhere.
+  const std::vector<int> pinned_cpus = plan.pin ? plan.cpus : std::vector<int>{};
   timing::mark("session setup");
   if (ready) ready();
   const int total = plan.warmup + plan.runs;
 
   for (int i = 0; i < total; ++i) {
     timing::lap_start();
-    HeldChild child(plan.command, plan.pin ? plan.cpus : std::vector<int>{}, plan.setup);
+    HeldChild child(plan.command, pinned_cpus, plan.setup);
     timing::lap("fork and hold");
     probe.untrack_all();
     probe.collect(true);  // whatever happened between repetitions is not this one's
@@ -182,12 +184,10 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     timing::lap("release to exit");
 
     auto events = probe.collect(true);
-    RepetitionFacts facts{.index = i, .warmup = i < plan.warmup, .child = r};
-    facts.cgroup_throttled_ns = throttle.elapsed();
+    const auto throttled_ns = throttle.elapsed();
     timing::lap("collect");
-    facts.neighbours = neighbours.after();
+    auto neighbours_now = neighbours.after();  // a lap of its own: the /proc scan
     timing::lap("neighbours");
-    facts.before_tracking = before_tracking;
     probes::WindowReadout marks;
     if (windows) {
       marks = windows->finish(io, rec.warnings, i);
@@ -195,7 +195,13 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     }
     const ProbeReading after = read_probe(probe, plan.cpus);
     probe.untrack_all();
-    if (counters) facts.counters = counters->read_and_close();
+    RepetitionFacts facts{.index = i,
+                          .warmup = i < plan.warmup,
+                          .child = r,
+                          .cgroup_throttled_ns = throttled_ns,
+                          .before_tracking = before_tracking,
+                          .neighbours = std::move(neighbours_now),
+                          .counters = counters ? counters->read_and_close() : std::map<std::string, CounterValue>{}};
     RunSample s = sample_from(probe.measures_steal(), before, after, std::move(facts), events);
     rec.interrupted = rec.interrupted || s.interrupted;
     timing::lap("collect");
@@ -215,7 +221,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     if (i == 0) timing::mark("first repetition");
     if (stop_after(r, i, total, rec, out.exit_status)) break;
   }
-  for (auto& w : probe.untraced_vectors_fired(plan.pin ? plan.cpus : std::vector<int>{})) rec.warnings.push_back(std::move(w));
+  for (auto& w : probe.untraced_vectors_fired(pinned_cpus)) rec.warnings.push_back(std::move(w));
   if (tl) finish_timeline(*tl, probe, rec, plan.timeline);
   if (windows)
     if (auto w = windows->cost_warning(rec.runs)) rec.warnings.push_back(*w);
