@@ -20,9 +20,11 @@ RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev 
 # as crun refuses cgroup v1 hierarchies beside a v2 tree that holds a controller (hybrid mode);
 # hyperfine (--windows-exec is tested on its runs); libbenchmark-dev (--windows gbench, on a
 # Google Benchmark binary built with the tests); openssl, htpasswd (apache2-utils) and curl make
-# the agent's certificates and password hash and scrape it over TLS.
+# the agent's certificates and password hash and scrape it over TLS; man-db and groff-base render
+# the installed man pages, dpkg-dev's dpkg-shlibdeps gives the .deb its dependencies; zsh checks
+# the generated zsh completion parses.
 TEST=(libgtest-dev libgmock-dev prometheus chromium libclang-rt-14-dev python3-jsonschema podman runc hyperfine
-      libbenchmark-dev openssl apache2-utils curl)
+      libbenchmark-dev openssl apache2-utils curl man-db groff-base dpkg-dev zsh)
 # Benchmarks: perf stat and bpftrace, the anchors bench/overhead.sh prints beside noisewatch's
 # start-up (bpftrace also reads check's thread run times there); jq and curl, with which it reads
 # the records and scrapes the agent; hyperfine, to time commands by hand.

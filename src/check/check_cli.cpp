@@ -69,9 +69,9 @@ void register_check(CLI::App& app, Action& action) {
   sub->add_option("--priority", args->priority,
                   "scheduling of the probe threads: other, or fifo:N / rr:N to see only what is bound to each CPU")
       ->capture_default_str();
-  sub->add_option("--sysroot", args->sysroot, "read /proc and /sys under DIR (e.g. from `noisewatch snapshot`)");
+  sub->add_option("--sysroot", args->sysroot, "read /proc and /sys under DIR (e.g. from `noisewatch snapshot`)")->type_name("DIR");
   add_format_option(sub, args->format, format_names(check::check_formats()), format_help(check::check_formats()));
-  sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout");
+  sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout")->type_name("FILE");
   sub->add_flag("--no-attribution", args->no_attribution, "do not load the eBPF probe to attribute gaps");
   sub->add_option("--top", args->top, "sources listed per measured CPU (the total attributed is always given)")
       ->capture_default_str();

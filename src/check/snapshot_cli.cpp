@@ -34,7 +34,7 @@ int run_snapshot(const std::string& dir) {
 void register_snapshot(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("snapshot", "copy the /proc and /sys files that check reads into DIR");
   auto dir = std::make_shared<std::string>();
-  sub->add_option("DIR", *dir, "new directory for the copy")->required();
+  sub->add_option("DIR", *dir, "new directory for the copy")->required()->type_name("DIR");
   sub->callback([&action, dir] { action = [dir] { return run_snapshot(*dir); }; });
 }
 

@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -8,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "common/build_info.h"
 #include "common/errors.h"
 #include "common/phase_timing.h"
 #include "runner/window_options.h"
@@ -16,21 +16,19 @@ namespace nw::cli {
 
 namespace {
 
-const char* kSubcommands[] = {"run", "report", "check", "snapshot", "compare", "events", "agent", "tune"};
-
-bool is_subcommand(const char* arg) {
-  for (const char* s : kSubcommands)
-    if (std::strcmp(arg, s) == 0) return true;
+bool is_subcommand(const CLI::App& app, const std::string& word) {
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->get_name() == word) return true;
   return false;
 }
 
 // `noisewatch -- ./bench` and `noisewatch -r 5 -- ./bench` mean `noisewatch run ...`.
-std::vector<std::string> with_default_subcommand(int argc, char** argv) {
+std::vector<std::string> with_default_subcommand(const CLI::App& app, int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   if (argc < 2) return args;
   std::string first = args[1];
   bool top_level_flag = first == "--help" || first == "-h" || first == "--version" || first == "-V";
-  if (!is_subcommand(first.c_str()) && !top_level_flag) args.insert(args.begin() + 1, "run");
+  if (!is_subcommand(app, first) && !top_level_flag) args.insert(args.begin() + 1, "run");
   return args;
 }
 
@@ -54,9 +52,10 @@ std::vector<std::string> benchmark_command(CLI::App* sub, const std::string& usa
   return command;
 }
 
-int main(int argc, char** argv) {
-  timing::begin();
-  CLI::App app{
+std::string version_line() { return fmt::format("noisewatch {} (commit {})", NOISEWATCH_VERSION, build_commit()); }
+
+std::unique_ptr<CLI::App> make_app(Action& action) {
+  auto app = std::make_unique<CLI::App>(
       "noisewatch: explains why a benchmark's timings vary. It runs the benchmark on a pinned\n"
       "CPU while eBPF probes record everything that took time from it (preemption, IRQs,\n"
       "softirqs, timer ticks, NMIs, migrations, steal, ...) and attributes the run-to-run\n"
@@ -65,22 +64,28 @@ int main(int argc, char** argv) {
       "  noisewatch check                   is this machine fit to benchmark on?\n"
       "  noisewatch compare A.json B.json   a regression: code, or noise?\n"
       "  noisewatch tune prove -- ./bench   tune the machine, prove the gain, restore it exactly\n",
-      "noisewatch"};
-  app.set_version_flag("-V,--version", std::string("noisewatch ") + NOISEWATCH_VERSION);
-  app.require_subcommand(0, 1);
-  app.fallthrough(false);
+      "noisewatch");
+  app->set_version_flag("-V,--version", version_line(), "print the version and the commit it was built from");
+  app->require_subcommand(0, 1);
+  app->fallthrough(false);
+  register_run(*app, action);
+  register_report(*app, action);
+  register_check(*app, action);
+  register_snapshot(*app, action);
+  register_compare(*app, action);
+  register_events(*app, action);
+  register_agent(*app, action);
+  register_tune(*app, action);
+  return app;
+}
 
+int main(int argc, char** argv) {
+  timing::begin();
   Action action;
-  register_run(app, action);
-  register_report(app, action);
-  register_check(app, action);
-  register_snapshot(app, action);
-  register_compare(app, action);
-  register_events(app, action);
-  register_agent(app, action);
-  register_tune(app, action);
+  auto app_ptr = make_app(action);
+  CLI::App& app = *app_ptr;
 
-  auto args = with_default_subcommand(argc, argv);
+  auto args = with_default_subcommand(app, argc, argv);
   if (auto dd = std::find(args.begin(), args.end(), "--"); dd != args.end()) {
     trailing_storage().assign(dd + 1, args.end());
     args.erase(dd, args.end());
@@ -108,7 +113,7 @@ int main(int argc, char** argv) {
     std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
     return 0;
   } catch (const CLI::CallForVersion&) {
-    std::printf("noisewatch %s\n", NOISEWATCH_VERSION);
+    std::printf("%s\n", version_line().c_str());
     return 0;
   } catch (const CLI::ParseError& e) {
     // A subcommand's --help is reported as CallForHelp by the subcommand itself.

@@ -2,6 +2,7 @@
 // One function per subcommand, each defined next to the code it drives.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,13 @@ const std::vector<std::string>& trailing_args();
 // the trailing arguments. Throws CLI::ExtrasError for an unknown option (a benchmark is never
 // named "-x"); `usage` names the subcommand's help ("noisewatch run --help").
 std::vector<std::string> benchmark_command(CLI::App* sub, const std::string& usage);
+
+// The whole command line: every subcommand and option, as --help, the man pages and the shell
+// completions (cli/docgen.h) all read it. Parsing sets `action` to the chosen subcommand's work.
+std::unique_ptr<CLI::App> make_app(Action& action);
+
+// "noisewatch 0.1.0 (commit 1cfa5ec1a2b3)": what --version prints.
+std::string version_line();
 
 // Parses argv and runs the chosen subcommand; returns the process exit status.
 int main(int argc, char** argv);

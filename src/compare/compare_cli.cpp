@@ -46,11 +46,12 @@ void register_compare(CLI::App& app, Action& action) {
   auto args = std::make_shared<CompareArgs>();
   sub->add_option("BASE", args->base,
                   "baseline: noisewatch run report, Google Benchmark, hyperfine or pyperf JSON (or .json.gz)")
-      ->required();
-  sub->add_option("NEW", args->next, "the run to judge, same kinds of file as BASE")->required();
+      ->required()
+      ->type_name("FILE");
+  sub->add_option("NEW", args->next, "the run to judge, same kinds of file as BASE")->required()->type_name("FILE");
   add_format_option(sub, args->format, format_names(compare::compare_formats()),
                     format_help(compare::compare_formats()));
-  sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout");
+  sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout")->type_name("FILE");
   sub->add_option("--threshold", args->threshold,
                   "PERCENT: smaller changes count as no-change even when significant (default 1)")
       ->check(CLI::Range(0.0, 1000.0));

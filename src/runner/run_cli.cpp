@@ -282,10 +282,10 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_flag("--no-pin", args->no_pin, "do not pin; observe wherever the benchmark runs");
   sub->add_option("-r,--runs", args->runs, "measured repetitions")->capture_default_str();
   sub->add_option("-w,--warmup", args->warmup, "unmeasured repetitions first")->capture_default_str();
-  sub->add_option("--json", args->json, "write the run record (noisewatch.run/1) to FILE; '-' for stdout");
+  sub->add_option("--json", args->json, "write the run record (noisewatch.run/1) to FILE; '-' for stdout")->type_name("FILE");
   add_format_option(sub, args->format, report::format_names(),
                     "report format: " + report::format_choices() + "; on stdout unless -o");
-  sub->add_option("-o,--output", args->output, "write the --format report to FILE instead of stdout");
+  sub->add_option("-o,--output", args->output, "write the --format report to FILE instead of stdout")->type_name("FILE");
   sub->add_option("-e,--events", args->events,
                   "perf events by libpfm4 name, comma-separated (see `noisewatch events`); default: cycles, "
                   "instructions, cache/branch misses, software counters and effective GHz where there is a "
@@ -314,9 +314,9 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_flag("--tune", args->tune,
                 "apply `noisewatch tune apply` for this run only, for its CPUs, and restore everything afterwards "
                 "(also after Ctrl-C; after a kill -9, at the next `tune restore` or --tune run)");
-  sub->add_option("--tune-only", args->tune_only, "with --tune: only these knobs (ids of `noisewatch tune list`)");
-  sub->add_option("--tune-skip", args->tune_skip, "with --tune: leave these knobs alone");
-  sub->add_option("--journal", args->journal, "the --tune journal (default /run/noisewatch/tune.json)");
+  sub->add_option("--tune-only", args->tune_only, "with --tune: only these knobs (ids of `noisewatch tune list`)")->type_name("KNOBS");
+  sub->add_option("--tune-skip", args->tune_skip, "with --tune: leave these knobs alone")->type_name("KNOBS");
+  sub->add_option("--journal", args->journal, "the --tune journal (default /run/noisewatch/tune.json)")->type_name("FILE");
   sub->footer(
       "What the record's figures mean (see docs/design.md, \"What is charged, and to whom\"):\n"
       "  wall_ns     from the benchmark's release to its exit\n"

@@ -40,7 +40,8 @@ void add_window_options(CLI::App& sub, WindowArgs& a) {
                  "warm-ups (kept in the record, not measured)");
   sub.add_option("--timeline", a.timeline,
                  "write timestamped noise events, windows and runs to FILE as Chrome trace-event JSON "
-                 "(Perfetto UI, chrome://tracing); the record keeps a summary for the HTML report");
+                 "(Perfetto UI, chrome://tracing); the record keeps a summary for the HTML report")
+      ->type_name("FILE");
   sub.add_option("--timeline-threshold", a.threshold,
                  "with --timeline: record events at least this long, e.g. 5us, 1ms (default 10us; a bare number "
                  "is microseconds)");

@@ -95,16 +95,16 @@ int do_status(const TuneArgs& a) {
 }
 
 void add_selection(CLI::App* sub, TuneArgs& a) {
-  sub->add_option("--only", a.only, "apply only these knobs, comma-separated ids (see `noisewatch tune list`)");
-  sub->add_option("--skip", a.skip, "leave these knobs alone, comma-separated ids");
+  sub->add_option("--only", a.only, "apply only these knobs, comma-separated ids (see `noisewatch tune list`)")->type_name("KNOBS");
+  sub->add_option("--skip", a.skip, "leave these knobs alone, comma-separated ids")->type_name("KNOBS");
 }
 
 void add_journal(CLI::App* sub, TuneArgs& a) {
-  sub->add_option("--journal", a.journal, "the journal of the changes (default /run/noisewatch/tune.json)");
+  sub->add_option("--journal", a.journal, "the journal of the changes (default /run/noisewatch/tune.json)")->type_name("FILE");
 }
 
 void add_sysroot(CLI::App* sub, TuneArgs& a) {
-  sub->add_option("--sysroot", a.sysroot, "work on a writable copy of /proc and /sys under DIR, not the machine");
+  sub->add_option("--sysroot", a.sysroot, "work on a writable copy of /proc and /sys under DIR, not the machine")->type_name("DIR");
 }
 
 }  // namespace
@@ -168,7 +168,7 @@ void register_tune(CLI::App& app, Action& action) {
   prove->add_option("-c,--cpu", args->cpu, "benchmark CPU(s) (default: the CPU `run` would pick)");
   add_selection(prove, *args);
   add_journal(prove, *args);
-  prove->add_option("--json", args->json, "write both halves and the comparison to FILE ('-' for stdout)");
+  prove->add_option("--json", args->json, "write both halves and the comparison to FILE ('-' for stdout)")->type_name("FILE");
   prove->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
   prove->prefix_command();
   prove->callback([prove, args, &action] {
