@@ -226,32 +226,24 @@ std::vector<Knob> build() {
 
 const std::vector<NoKnob>& without_knob() {
   static const std::vector<NoKnob> none = {
-      {"contention:*", "the benchmark's own threads: a setup to choose (more CPUs or fewer threads, the report's "
-                       "more-cpus advice), not the machine's noise"},
-      {"blocking", "the benchmark's own blocking: the report's advice is about the workload (workload-io, "
-                   "workload-wait), not a machine setting"},
-      {"blocking:io:*", "the benchmark's own I/O: made repeatable in the workload (workload-io)"},
-      {"blocking:wait:*", "the benchmark waiting on another task: that party's timing (workload-wait)"},
-      {"blocking:other", "the benchmark's own blocking, cause unknown"},
-      {"steal", "the hypervisor's: nothing inside the guest removes it (a dedicated host does)"},
-      {"irq:reschedule", "IPIs that other CPUs send with their work: isolcpus and nohz_full send fewer, no knob "
-                         "of their own"},
-      {"irq:call_function", "IPIs that other CPUs send with their work (TLB shootdowns, cross calls)"},
-      {"irq:call_function_single", "IPIs that other CPUs send with their work (TLB shootdowns, cross calls)"},
-      {"irq:irq_work", "deferred work of the CPU's own kernel code (perf, printk, RCU)"},
-      {"irq:thermal", "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
-      {"irq:threshold", "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
-      {"irq:deferred_error", "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
-      {"irq:error", "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
-      {"irq:spurious", "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
-      {"irq:x86_platform_ipi", "the platform's own interrupt (hypervisor callbacks): no setting in the guest"},
-      {"irq:reboot", "sent only to stop the machine"},
-      {"softirq:HI", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
-      {"softirq:NET_TX", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
-      {"softirq:NET_RX", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
-      {"softirq:BLOCK", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
-      {"softirq:IRQ_POLL", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
-      {"softirq:TASKLET", "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
+      {{"contention:*"}, "the benchmark's own threads: a setup to choose (more CPUs or fewer threads, the report's "
+                         "more-cpus advice), not the machine's noise"},
+      {{"blocking"}, "the benchmark's own blocking: the report's advice is about the workload (workload-io, "
+                     "workload-wait), not a machine setting"},
+      {{"blocking:io:*"}, "the benchmark's own I/O: made repeatable in the workload (workload-io)"},
+      {{"blocking:wait:*"}, "the benchmark waiting on another task: that party's timing (workload-wait)"},
+      {{"blocking:other"}, "the benchmark's own blocking, cause unknown"},
+      {{"steal"}, "the hypervisor's: nothing inside the guest removes it (a dedicated host does)"},
+      {{"irq:reschedule"}, "IPIs that other CPUs send with their work: isolcpus and nohz_full send fewer, no knob "
+                           "of their own"},
+      {{"irq:call_function", "irq:call_function_single"}, "IPIs that other CPUs send with their work (TLB shootdowns, cross calls)"},
+      {{"irq:irq_work"}, "deferred work of the CPU's own kernel code (perf, printk, RCU)"},
+      {{"irq:thermal", "irq:threshold", "irq:deferred_error", "irq:error", "irq:spurious"},
+       "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
+      {{"irq:x86_platform_ipi"}, "the platform's own interrupt (hypervisor callbacks): no setting in the guest"},
+      {{"irq:reboot"}, "sent only to stop the machine"},
+      {{"softirq:HI", "softirq:NET_TX", "softirq:NET_RX", "softirq:BLOCK", "softirq:IRQ_POLL", "softirq:TASKLET"},
+       "raised by device IRQs and run where they were raised: the IRQ knobs move them with it"},
   };
   return none;
 }

@@ -19,10 +19,11 @@ const Knob* find(std::string_view id);
 const Knob& get(std::string_view id);  // throws std::out_of_range for an unknown id
 std::vector<const Knob*> runtime_knobs();
 std::vector<const Knob*> boot_knobs();
-// The sources no knob addresses, each with the reason: a pattern as in Knob::sources. Every
-// source of the vocabulary is covered by a knob or by one of these (tests/unit/knobs_catalogue_test).
+// The sources no knob addresses, each reason stated once with the sources it is about (patterns
+// as in Knob::sources). Every source of the vocabulary is covered by a knob or by one of these
+// (tests/unit/knobs_catalogue_test).
 struct NoKnob {
-  std::string_view sources;
+  std::vector<std::string_view> sources;
   std::string_view why;
 };
 const std::vector<NoKnob>& without_knob();
