@@ -83,9 +83,9 @@ NoiseEvent EventNamer::name(const nw_noise_key& key) {
       e.source = sources::format(sources::kPreemption, key_comm(key));
       e.detail = SourceDetail{.pid = int64_t(key.id)}.to_json();
       break;
-    case NW_KIND_CONTENTION:
+    case NW_KIND_CONTENTION:  // keyed by the task's name alone (noise.bpf.c): no pid
       e.source = sources::format(sources::kContention, key_comm(key));
-      e.detail = SourceDetail{.pid = int64_t(key.id)}.to_json();
+      if (key.id) e.detail = SourceDetail{.pid = int64_t(key.id)}.to_json();
       break;
     case NW_KIND_IRQ:
       e.source = irq_source(key.id);
