@@ -61,7 +61,8 @@
 #   report        `noisewatch report` of a synthetic 1,000-run record, --format text, median of 5
 #                 <= 200 ms.
 #   then          bench/program_cost.sh (ns per call of each eBPF program, kernel.bpf_stats_enabled,
-#                 against empty programs in the same storm) and bench/shapes.sh (fork/exec and
+#                 against empty programs in the same storm; then over the thread storm, as information)
+#                 and bench/shapes.sh (fork/exec and
 #                 thread storms, make -j2, a long run, many short repetitions against hyperfine),
 #                 each a failing line when one of its targets is missed.
 #
@@ -420,6 +421,7 @@ line report "noisewatch report (text) of a $nruns-run record: median $ms ms (n=$
 
 # ---- ns per event of every program, and the shapes the storm does not cover --------------------
 bash "$here/program_cost.sh" "$build" || fails=$((fails + 1))
+BENCH_PC_STORM=threads bash "$here/program_cost.sh" "$build"  # information: what a short-lived thread costs
 bash "$here/shapes.sh" "$build" || fails=$((fails + 1))
 
 if [[ -n ${BENCH_KEEP:-} ]]; then mkdir -p "$BENCH_KEEP" && cp "$tmp"/* "$BENCH_KEEP"/; fi

@@ -4,6 +4,7 @@
 # program) over a fixed context-switch storm, rather than wall-time ratios the host's noise drowns.
 #
 #   bench/program_cost.sh [BUILD_DIR]      (root; needs bpftool and jq)
+#   BENCH_PC_STORM=threads bench/program_cost.sh   the same over a thread storm instead
 #
 # The storm: acc_pingpong (two threads on one CPU passing a token over pipes, ROUNDS round trips:
 # two switches and two wake-ups each) under `noisewatch run`, with nw_tracepoint_floor's empty
@@ -19,19 +20,29 @@
 #   <program>     ns per call, body ns, calls per switch (info; on_switch's body has a target)
 #   per switch    the sum over noisewatch's programs of their run time, per context switch, as a
 #                 ratio to the empty programs' per switch (the floor any program there costs)
-# Targets (issue #27): per-switch ratio <= BENCH_T_SWITCH_RATIO (1.3); on_switch body <=
-# BENCH_T_SWITCH_BODY_NS (20). Exit 0 only when both pass. Environment: BENCH_CPU (1),
+#   storm share   the programs' total run time as a share of the storm's wall time (info)
+# Targets (issue #27), for the switch storm: per-switch ratio <= BENCH_T_SWITCH_RATIO (1.3);
+# on_switch body <= BENCH_T_SWITCH_BODY_NS (20). Exit 0 only when both pass. The thread storm
+# (nw_thread_storm: 10,000 threads created and joined, 4 at a time, so that every switch meets a
+# new task) has no target: its lines are what a short-lived thread costs each program.
+# Environment: BENCH_PC_STORM (pingpong, or threads), BENCH_CPU (1),
 # BENCH_PC_ROUNDS (200000 round trips), BENCH_PC_REPEATS (5 runs of the storm; the median of
 # each figure is printed), BENCH_KEEP=DIR keeps the raw statistics.
 set -u -o pipefail
 source "$(dirname "$0")/lib.sh"
-bench_setup "${1:-}" "noisewatch acc_pingpong nw_tracepoint_floor" "bpftool jq"
+bench_setup "${1:-}" "noisewatch acc_pingpong nw_thread_storm nw_tracepoint_floor" "bpftool jq"
+kind=${BENCH_PC_STORM:-pingpong}
 cpu=${BENCH_CPU:-1}
 rounds=${BENCH_PC_ROUNDS:-200000}
 repeats=${BENCH_PC_REPEATS:-5}
 t_ratio=${BENCH_T_SWITCH_RATIO:-1.3}
 t_body=${BENCH_T_SWITCH_BODY_NS:-20}
 whole_numbers rounds repeats
+case $kind in
+  pingpong) storm_cmd=("$build/acc_pingpong" "$rounds" --quiet) what="${rounds}-round-trip switch storm" ;;
+  threads) storm_cmd=("$build/nw_thread_storm" 10000 4) what="10,000-thread storm" ;;
+  *) echo "program_cost.sh: BENCH_PC_STORM is pingpong or threads, not '$kind'" >&2; exit 125 ;;
+esac
 
 tmp=$(mktemp -d /tmp/nw-progcost.XXXXXX)
 stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled)
@@ -50,9 +61,11 @@ storm() {
   local k=$1
   "$build/nw_tracepoint_floor" -- "$build/noisewatch" run --cpu "$cpu" --runs 1 --warmup 0 -q --no-counters \
     --json "$tmp/record.$k.json" -- sh -c \
-    'grep -h "^prog_id:" /proc/$PPID/fdinfo/* | awk "{ print \$2 }" | sort -u > "$5"
-     bpftool prog show -j > "$1"; "$3" "$4" --quiet > /dev/null; bpftool prog show -j > "$2"' \
-    sh "$tmp/before.$k.json" "$tmp/after.$k.json" "$build/acc_pingpong" "$rounds" "$tmp/ids.$k" 2>"$tmp/err.$k" ||
+    'before=$1 after=$2 ids=$3; shift 3
+     grep -h "^prog_id:" /proc/$PPID/fdinfo/* | awk "{ print \$2 }" | sort -u > "$ids"
+     bpftool prog show -j > "$before"; s=$(date +%s%N); "$@" > /dev/null; e=$(date +%s%N); bpftool prog show -j > "$after"
+     echo $((e - s)) > "$ids.wall"' \
+    sh "$tmp/before.$k.json" "$tmp/after.$k.json" "$tmp/ids.$k" "${storm_cmd[@]}" 2>"$tmp/err.$k" ||
     { echo "program_cost.sh: the storm failed:" >&2; tail -3 "$tmp/err.$k" >&2; exit 1; }
 }
 
@@ -76,7 +89,7 @@ for ((k = 1; k <= repeats; k++)); do
   deltas "$k" >"$tmp/delta.$k"
   # One line per storm: the switch count (the empty sched_switch program's calls) and each figure.
   [[ -s $tmp/ids.$k ]] || { echo "program_cost.sh: could not list noisewatch's programs (/proc/PID/fdinfo)" >&2; exit 1; }
-  awk '
+  awk -v wall="$(cat "$tmp/ids.$k.wall")" '
     { if ($1 == "nw") nw[$2] = 1; calls[$2] += $3; ns[$2] += $4 }
     END {
       sw = calls["floor_switch"]; wk = calls["floor_wakeup"]
@@ -91,13 +104,14 @@ for ((k = 1; k <= repeats; k++)); do
       printf "switch %.1f %.1f %.3f %d\n", total / sw, (ns["floor_switch"] + ns["floor_wakeup"]) / sw,
              total / (ns["floor_switch"] + ns["floor_wakeup"]), sw
       printf "floor %.1f %.1f\n", fs, fw
+      printf "share %.2f %.1f %.1f\n", 100 * total / wall, total / 1e6, wall / 1e6
     }' "$tmp/delta.$k" >"$tmp/fig.$k"
   grep -q '^no-floor' "$tmp/fig.$k" && { echo "program_cost.sh: the empty programs did not run (statistics off?)" >&2; exit 1; }
 done
 
 col() { cat "$tmp"/fig.* | awk -v key="$1" -v name="$2" -v c="$3" '$1 == key && (name == "" || $2 == name) { print $c }' | median; }
 
-echo "noisewatch eBPF programs: ns per call over a ${rounds}-round-trip switch storm on CPU $cpu, median of $repeats storms"
+echo "noisewatch eBPF programs: ns per call over a $what on CPU $cpu, median of $repeats storms"
 printf '%-22s %10s %10s %12s\n' program "ns/call" "body ns" "calls/switch"
 printf '%-22s %10s %10s %12s\n' "empty sched_switch" "$(col floor '' 2)" "-" "1.000"
 printf '%-22s %10s %10s %12s\n' "empty sched_wakeup" "$(col floor '' 3)" "-" "-"
@@ -106,7 +120,11 @@ for q in $(cat "$tmp"/fig.* | awk '$1 == "prog" { print $2 }' | sort -u); do
 done
 per_switch=$(col switch '' 2) floor_switch=$(col switch '' 3) ratio=$(col switch '' 4) body=$(col prog on_switch 4)
 v1=$(verdict "$ratio" "$t_ratio") v2=$(verdict "$body" "$t_body")
+if [[ $kind == threads ]]; then v1="(info: the targets are the switch storm's)" v2=$v1; fi
 printf 'per switch: %s ns of noisewatch programs against %s ns of the empty ones: %sx (target <= %s)  %s\n' \
   "$per_switch" "$floor_switch" "$ratio" "$t_ratio" "$v1"
 printf 'on_switch body: %s ns (target <= %s)  %s\n' "$body" "$t_body" "$v2"
+printf 'storm share: %s ms of noisewatch programs in a %s ms storm, %s %% of it (info)\n' \
+  "$(col share '' 3)" "$(col share '' 4)" "$(col share '' 2)"
+[[ $kind == threads ]] && exit 0
 [[ $v1 == PASS && $v2 == PASS ]]
