@@ -131,6 +131,11 @@ asio::awaitable<void> send(std::shared_ptr<State> st, Stream& stream, const Http
   if (!ec) ++st->stats.responses[reply.status];
 }
 
+// How long a connection that is ending may take to say goodbye (drain, close_notify).
+std::chrono::milliseconds brief_wait(const State& st) {
+  return std::min<std::chrono::milliseconds>(st.limits.timeout, std::chrono::milliseconds(1000));
+}
+
 // After refusing a request the client may still be sending it (an oversized header, say).
 // Closing with unread bytes makes the kernel send a reset, which can destroy the refusal before
 // the client reads it; so stop sending, then read and discard for a short, bounded while.
@@ -138,7 +143,7 @@ template <class Stream>
 asio::awaitable<void> drain(std::shared_ptr<State> st, Stream& stream) {
   beast::error_code ec;
   beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_send, ec);
-  beast::get_lowest_layer(stream).expires_after(std::min<std::chrono::milliseconds>(st->limits.timeout, std::chrono::milliseconds(1000)));
+  beast::get_lowest_layer(stream).expires_after(brief_wait(*st));
   std::vector<char> scratch(16384);
   size_t total = 0;
   while (!ec && total < 1024 * 1024) {
@@ -146,18 +151,11 @@ asio::awaitable<void> drain(std::shared_ptr<State> st, Stream& stream) {
   }
 }
 
-HttpReply plain_reply(unsigned status, std::string body) {
-  HttpReply r;
-  r.status = status;
-  r.body = std::move(body);
-  return r;
-}
-
 // Who may ask: nullopt when the request may go on, else the refusal. bcrypt runs on its own
 // thread; a verdict remembered from an earlier request (every scrape after the first) does not.
 asio::awaitable<std::optional<HttpReply>> refusal(std::shared_ptr<State> st, std::string authorization) {
   auto sec = st->security;  // this request's configuration, even if a reload lands meanwhile
-  if (!st->take_token()) co_return plain_reply(429, "too many requests (rate_limit of the web config)\n");
+  if (!st->take_token()) co_return text_reply(429, "too many requests (rate_limit of the web config)\n");
   if (!sec || !sec->authenticates()) co_return std::nullopt;
   std::optional<bool> ok = sec->auth->remembered(authorization);
   if (!ok) {
@@ -176,11 +174,11 @@ asio::awaitable<std::optional<HttpReply>> refusal(std::shared_ptr<State> st, std
     });
     beast::error_code ec;
     co_await job->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    if (st->stopping) co_return plain_reply(503, "the agent is stopping\n");
+    if (st->stopping) co_return text_reply(503, "the agent is stopping\n");
     ok = job->ok;
   }
   if (*ok) co_return std::nullopt;
-  auto r = plain_reply(401, "unauthorized: give the user and password of the agent's web config (basic auth)\n");
+  auto r = text_reply(401, "unauthorized: give the user and password of the agent's web config (basic auth)\n");
   r.headers.push_back({"WWW-Authenticate", "Basic"});
   co_return r;
 }
@@ -204,7 +202,7 @@ asio::awaitable<void> serve_requests(std::shared_ptr<State> st, Stream& stream, 
     }
     if (ec) {
       if (unsigned status = status_for_read_error(ec); status && !st->stopping) {
-        co_await send(st, stream, plain_reply(status, fmt::format("bad request: {}\n", ec.message())), 11, false, false, ec);
+        co_await send(st, stream, text_reply(status, fmt::format("bad request: {}\n", ec.message())), 11, false, false, ec);
         if (!ec) co_await drain(st, stream);
       }
       break;
@@ -220,7 +218,7 @@ asio::awaitable<void> serve_requests(std::shared_ptr<State> st, Stream& stream, 
         reply = st->handler(std::string_view(req.method_string().data(), req.method_string().size()),
                             std::string_view(req.target().data(), req.target().size()));
       } catch (const std::exception& e) {
-        reply = HttpReply{500, "text/plain; charset=utf-8", fmt::format("internal error: {}\n", e.what()), {}};
+        reply = text_reply(500, fmt::format("internal error: {}\n", e.what()));
       }
     }
     bool keep_alive = req.keep_alive() && !st->stopping;
@@ -256,7 +254,7 @@ asio::awaitable<void> tls_session(std::shared_ptr<State> st, tcp::socket socket)
   if (ec || !hello) {
     ++st->stats.tls_handshake_failures;
     if (!ec && !st->stopping) {
-      co_await send(st, stream, plain_reply(400, "client sent an HTTP request to an HTTPS server\n"), 10, false, false, ec);
+      co_await send(st, stream, text_reply(400, "client sent an HTTP request to an HTTPS server\n"), 10, false, false, ec);
       if (!ec) co_await drain(st, stream);
     }
     co_return;
@@ -273,7 +271,7 @@ asio::awaitable<void> tls_session(std::shared_ptr<State> st, tcp::socket socket)
   buffer.consume(used);
   co_await serve_requests(st, secure, buffer);
   // close_notify, waiting briefly for the client's.
-  secure.next_layer().expires_after(std::min<std::chrono::milliseconds>(st->limits.timeout, std::chrono::milliseconds(1000)));
+  secure.next_layer().expires_after(brief_wait(*st));
   co_await secure.async_shutdown(asio::redirect_error(asio::use_awaitable, ec));
 }
 

@@ -16,6 +16,9 @@ struct HttpReply {
   std::vector<std::pair<std::string, std::string>> headers;  // extra ones, e.g. Allow
 };
 
+// A plain-text reply with this status and body (the default content type).
+HttpReply text_reply(unsigned status, std::string body);
+
 // The agent's content, produced on demand. None of them changes the machine.
 struct Endpoints {
   std::function<std::string()> metrics;     // Prometheus text format

@@ -9,8 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,7 +16,7 @@
 #include <boost/asio/ssl/verify_context.hpp>
 #include <fmt/format.h>
 
-#include "common/errors.h"
+#include "common/files.h"
 
 namespace nw::agent {
 
@@ -31,18 +29,16 @@ class Builder {
   Builder(const TlsServerConfig& c, std::string path) : c_(c), path_(std::move(path)) {}
 
   [[noreturn]] void fail(const std::string& field, const std::string& why) const {
-    throw Error(fmt::format("--web-config {}: tls_server_config.{}: {}", path_, field, why));
+    refuse_web_config(path_, "tls_server_config." + field, why);
   }
 
   // The PEM text of a file field (or of its inline twin), read now so that an unreadable file is
   // named with the reason.
   std::string pem(const char* field, const std::string& file, const std::string& inline_text) const {
     if (file.empty()) return inline_text;
-    std::ifstream in(file);
-    if (!in) fail(field, fmt::format("cannot read {}: {}", file, std::strerror(errno)));
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    auto text = try_read_file(file);
+    if (!text) fail(field, fmt::format("cannot read {}: {}", file, std::strerror(errno)));
+    return *text;
   }
 
   static std::string openssl_reason(const boost::system::error_code& ec) {

@@ -5,31 +5,26 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "common/errors.h"
+#include "common/files.h"
 
 namespace nw::agent {
 
 namespace {
 
-// A field the file cannot have: the message names the file and the field, like the toolkit's
-// strict parsing, which refuses what it does not know rather than ignoring a typo.
-[[noreturn]] void refuse(const std::string& path, const std::string& field, const std::string& why) {
-  throw Error(fmt::format("--web-config {}: {}: {}", path, field, why));
-}
-
+// Reads the file strictly, like the toolkit, which refuses what it does not know rather than
+// ignoring a typo.
 class Reader {
  public:
   Reader(std::string path, std::string dir) : path_(std::move(path)), dir_(std::move(dir)) {}
 
-  [[noreturn]] void fail(const std::string& field, const std::string& why) const { refuse(path_, field, why); }
+  [[noreturn]] void fail(const std::string& field, const std::string& why) const { refuse_web_config(path_, field, why); }
 
   // A mapping's keys, each checked against the names it may have.
   void only(const YAML::Node& map, const std::string& where, std::initializer_list<const char*> known) const {
@@ -229,6 +224,10 @@ void rate_section(const Reader& r, const YAML::Node& n, WebConfig& c) {
 
 }  // namespace
 
+void refuse_web_config(const std::string& path, const std::string& field, const std::string& why) {
+  throw Error(fmt::format("--web-config {}: {}: {}", path, field, why));
+}
+
 std::optional<std::chrono::nanoseconds> parse_go_duration(const std::string& text) {
   static const std::map<std::string, double> units = {{"ns", 1},       {"us", 1e3},     {"µs", 1e3}, {"μs", 1e3},
                                                       {"ms", 1e6},     {"s", 1e9},      {"m", 60e9}, {"h", 3600e9}};
@@ -285,14 +284,12 @@ WebConfig parse_web_config(const std::string& text, const std::string& path, con
 }
 
 WebConfig read_web_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("--web-config {}: cannot read it: {}", path, std::strerror(errno)));
+  auto text = try_read_file(path);
+  if (!text) throw Error(fmt::format("--web-config {}: cannot read it: {}", path, std::strerror(errno)));
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(fmt::format("--web-config {}: not a file", path));
-  std::ostringstream s;
-  s << in.rdbuf();
   std::string dir = std::filesystem::path(path).parent_path().string();
-  return parse_web_config(s.str(), path, dir.empty() ? "." : dir);
+  return parse_web_config(*text, path, dir.empty() ? "." : dir);
 }
 
 }  // namespace nw::agent

@@ -44,6 +44,10 @@ struct WebConfig {
   RateLimit rate_limit;
 };
 
+// The refusal of a web config, in one line naming the file and the field: every check of the
+// file, here and in tls_context.cpp, says it this way.
+[[noreturn]] void refuse_web_config(const std::string& path, const std::string& field, const std::string& why);
+
 // Reads and checks the file. Throws nw::Error with one line naming the file and the field:
 // "--web-config /etc/nw/web.yml: tls_server_config.key_file: missing".
 WebConfig read_web_config(const std::string& path);

@@ -222,9 +222,19 @@ std::vector<std::string> option_names(const CommandDoc& c) {
   return out;
 }
 
+// A command's own word: "apply" of "tune apply".
+std::string last_word(const std::string& path) { return path.substr(path.rfind(' ') + 1); }
+
+// The zsh function completing a command: _noisewatch, _noisewatch_tune_apply.
+std::string zsh_function(const std::string& path) {
+  std::string fn = "_noisewatch" + (path.empty() ? "" : "_" + path);
+  std::replace(fn.begin(), fn.end(), ' ', '_');
+  return fn;
+}
+
 std::vector<std::string> sub_names(const CommandDoc& c) {
   std::vector<std::string> out;
-  for (const auto& s : c.subcommands) out.push_back(s.path.substr(s.path.rfind(' ') == std::string::npos ? 0 : s.path.rfind(' ') + 1));
+  for (const auto& s : c.subcommands) out.push_back(last_word(s.path));
   return out;
 }
 
@@ -293,7 +303,7 @@ std::string bash_completion(const CommandDoc& top) {
       "    case \"$cmd/$w\" in\n";
   for (const CommandDoc* c : all)
     for (const auto& s : c->subcommands) {
-      std::string word = s.path.substr(s.path.rfind(' ') == std::string::npos ? 0 : s.path.rfind(' ') + 1);
+      std::string word = last_word(s.path);
       out += fmt::format("      {}) cmd={} ;;\n", shell_quoted(c->path + "/" + word), shell_quoted(s.path));
     }
   out += "    esac\n  done\n  case \"$cmd/$prev\" in\n";
@@ -358,9 +368,7 @@ std::string zsh_completion(const CommandDoc& top) {
   // One function per command; a command with subcommands dispatches on the next word.
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     const CommandDoc* c = *it;
-    std::string fn = "_noisewatch" + (c->path.empty() ? "" : "_" + c->path);
-    std::replace(fn.begin(), fn.end(), ' ', '_');
-    out += fn + "() {\n  local curcontext=$curcontext state line\n  typeset -A opt_args\n  _arguments -C -s \\\n";
+    out += zsh_function(c->path) + "() {\n  local curcontext=$curcontext state line\n  typeset -A opt_args\n  _arguments -C -s \\\n";
     for (const auto& o : c->options)
       if (!o.positional) out += "    " + spec(o) + " \\\n";
     size_t pos = 0;
@@ -375,15 +383,13 @@ std::string zsh_completion(const CommandDoc& top) {
     if (!c->subcommands.empty()) {
       out += "  case $state in\n    command)\n      local -a commands=(\n";
       for (const auto& s : c->subcommands) {
-        std::string word = s.path.substr(s.path.rfind(' ') == std::string::npos ? 0 : s.path.rfind(' ') + 1);
+        std::string word = last_word(s.path);
         out += "        " + shell_quoted(word + ":" + menu_text(s.description)) + "\n";
       }
       out += "      )\n      _describe command commands ;;\n    args)\n      case $line[1] in\n";
       for (const auto& s : c->subcommands) {
-        std::string word = s.path.substr(s.path.rfind(' ') == std::string::npos ? 0 : s.path.rfind(' ') + 1);
-        std::string sub_fn = "_noisewatch_" + s.path;
-        std::replace(sub_fn.begin(), sub_fn.end(), ' ', '_');
-        out += fmt::format("        {}) {} ;;\n", word, sub_fn);
+        std::string word = last_word(s.path);
+        out += fmt::format("        {}) {} ;;\n", word, zsh_function(s.path));
       }
       out += "      esac ;;\n  esac\n";
     }

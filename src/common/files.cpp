@@ -10,10 +10,10 @@ namespace nw {
 
 // One buffer sized from fstat where the file system gives a size (regular files, sysfs binary
 // attributes such as the 5-6 MB kernel BTF), grown while the file gives more (procfs says 0).
-std::string read_file(const std::string& path) {
+std::optional<std::string> try_read_file(const std::string& path) {
   std::string out;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
+  if (fd < 0) return std::nullopt;
   struct stat st {};
   if (fstat(fd, &st) == 0 && st.st_size > 0) out.resize(size_t(st.st_size));
   size_t got = 0;
@@ -27,5 +27,7 @@ std::string read_file(const std::string& path) {
   out.resize(got);
   return out;
 }
+
+std::string read_file(const std::string& path) { return try_read_file(path).value_or(""); }
 
 }  // namespace nw

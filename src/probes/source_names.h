@@ -24,7 +24,6 @@ nw_noise_key fixed_slot_key(uint32_t slot);
 // handlers' symbols (read from /proc/kallsyms on the first NMI).
 class EventNamer {
  public:
-  void refresh_interrupts() { irqs_ = sys::read_interrupts(); }
   // The table as read a moment ago by someone else (the probe's set-up reads it once).
   void use_interrupts(sys::Interrupts table) { irqs_ = std::move(table); }
   NoiseEvent name(const nw_noise_key& key);
