@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -84,7 +85,84 @@ std::vector<std::string> benchmark_environment(const BenchmarkSetup& setup, char
   return env;
 }
 
-HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus, const BenchmarkSetup& setup) {
+// What the child needs, prepared by the parent before the clone: the child shares the parent's
+// memory and only reads this (and its own stack) until its execve.
+struct HeldChild::Spawn {
+  std::string path;
+  std::vector<std::string> argv, env;
+  std::vector<char*> args, sh_args, env_ptrs;
+  char** envp = environ;
+  cpu_set_t set{};
+  bool pin = false;
+  sched_param fifo{};
+  BenchmarkSetup setup;
+  int go_read = -1, ready_write = -1;
+  void* stack = nullptr;
+  size_t stack_size = 0;
+  ~Spawn() {
+    if (stack) munmap(stack, stack_size);
+  }
+};
+
+namespace {
+
+// The child's side, on its own stack in the parent's memory (clone with CLONE_VM): nothing here
+// may allocate, take a lock or write the parent's memory. The libc calls below are thin system
+// call wrappers. One shared write remains: a failing call sets errno, which lives in the parent's
+// thread-local storage (the child runs with the parent's TLS). Before the ready byte the parent is
+// blocked in read() on the ready pipe, which neither reads nor sets errno until it returns; after
+// it only a failing execve can set it, in the instant before the child exits 126 or 127.
+int held_child_main(void* arg) {
+  auto* sp = static_cast<HeldChild::Spawn*>(arg);
+  const BenchmarkSetup& setup = sp->setup;
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (sp->pin && sched_setaffinity(0, sizeof(sp->set), &sp->set) != 0) child_fails(sp->ready_write, kPin, errno);
+  // Pinned (sched_setaffinity on itself returns once it runs on an allowed CPU): from now on
+  // it stays put, so tracking that starts after this cannot see noisewatch's own pinning as
+  // a migration of the benchmark.
+  if (setup.no_aslr) {
+    // The personality survives execve: that is how setarch -R works.
+    int current = personality(0xffffffff);
+    if (current == -1 || personality(unsigned(current) | ADDR_NO_RANDOMIZE) == -1)
+      child_fails(sp->ready_write, kAslr, errno);
+  }
+  if (setup.nice && setpriority(PRIO_PROCESS, 0, *setup.nice) != 0) child_fails(sp->ready_write, kNice, errno);
+  if (setup.fifo && sched_setscheduler(0, SCHED_FIFO, &sp->fifo) != 0) child_fails(sp->ready_write, kFifo, errno);
+  // Inherited by every thread and child. (0 would mean "the default" to the kernel, so the
+  // option's minimum is 1 ns; real-time tasks get no slack whatever this says.)
+  if (setup.timer_slack_ns && prctl(PR_SET_TIMERSLACK, *setup.timer_slack_ns, 0, 0, 0) != 0)
+    child_fails(sp->ready_write, kSlack, errno);
+  char c = kReady;
+  if (write(sp->ready_write, &c, 1) != 1) _exit(125);
+  // No handler is installed in the child (signals are at their defaults), so nothing interrupts
+  // this read: it returns the release byte, or 0 when noisewatch went away without releasing.
+  if (read(sp->go_read, &c, 1) != 1) _exit(125);
+  execve(sp->path.c_str(), sp->args.data(), sp->envp);
+  int err = errno;
+  if (err == ENOEXEC) {
+    execve(sp->sh_args[0], sp->sh_args.data(), sp->envp);
+    err = errno;
+  }
+  dprintf(2, "noisewatch: cannot execute %s: %s\n", sp->args[0], strerrordesc_np(err));
+  _exit(err == ENOENT ? 127 : 126);
+}
+
+}  // namespace
+
+// The child is cloned with CLONE_VM (as posix_spawn does, without its CLONE_VFORK: the child must
+// wait for its release while noisewatch goes on): no copy of noisewatch's page tables at the
+// fork, no copy-on-write faults in noisewatch after it, and nothing to tear down at the execve.
+// With fork() that was ~1 ms per repetition here, and ~0.9 ms more inside the benchmark's own
+// timed window (its execve unmapping a copy of noisewatch), against a whole repetition of
+// hyperfine's of ~1.9 ms (bench/RESULTS.md).
+HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus, const BenchmarkSetup& setup)
+    : spawn_(std::make_unique<Spawn>()) {
+  Spawn& sp = *spawn_;
   int go[2], ready[2];
   if (pipe2(go, O_CLOEXEC) != 0) throw Error(fmt::format("pipe: {}", std::strerror(errno)));
   if (pipe2(ready, O_CLOEXEC) != 0) {
@@ -92,81 +170,48 @@ HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int
     close(go[1]);
     throw Error(fmt::format("pipe: {}", std::strerror(errno)));
   }
-  // Everything the child needs is prepared before fork: after it only async-signal-safe calls
-  // (execve, not execvp: the command is looked up here, the way the shell would).
+  // The command is looked up here, the way the shell would (execve, not execvp, in the child).
   auto found = lookup_command(argv.at(0));
-  std::string path = found.status == 0 ? found.path : argv[0];
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  sp.path = found.status == 0 ? found.path : argv[0];
+  sp.argv = argv;
+  for (auto& a : sp.argv) sp.args.push_back(a.data());
+  sp.args.push_back(nullptr);
   // A script without #! runs under /bin/sh, as execvp would do.
-  std::vector<char*> sh_args = {const_cast<char*>("/bin/sh"), path.data()};
-  sh_args.insert(sh_args.end(), args.begin() + 1, args.end());
-  std::vector<std::string> env_storage;
-  std::vector<char*> env_ptrs;
-  char** envp = environ;
+  sp.sh_args = {const_cast<char*>("/bin/sh"), sp.path.data()};
+  sp.sh_args.insert(sp.sh_args.end(), sp.args.begin() + 1, sp.args.end());
   if (setup.clean_env || !setup.env.empty()) {
-    env_storage = benchmark_environment(setup, environ);
-    for (auto& e : env_storage) env_ptrs.push_back(e.data());
-    env_ptrs.push_back(nullptr);
-    envp = env_ptrs.data();
+    sp.env = benchmark_environment(setup, environ);
+    for (auto& e : sp.env) sp.env_ptrs.push_back(e.data());
+    sp.env_ptrs.push_back(nullptr);
+    sp.envp = sp.env_ptrs.data();
   }
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int c : cpus) CPU_SET(c, &set);
-  sched_param fifo{};
-  fifo.sched_priority = setup.fifo.value_or(0);
-
-  pid_t pid = fork();
-  if (pid < 0) {
+  CPU_ZERO(&sp.set);
+  for (int c : cpus) CPU_SET(c, &sp.set);
+  sp.pin = !cpus.empty();
+  sp.fifo.sched_priority = setup.fifo.value_or(0);
+  sp.setup = setup;
+  sp.go_read = go[0];
+  sp.ready_write = ready[1];
+  // The child's stack: the libc wrappers and dprintf above need a few KiB.
+  sp.stack_size = 256 * 1024;
+  sp.stack = mmap(nullptr, sp.stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (sp.stack == MAP_FAILED) {
+    sp.stack = nullptr;
     for (int fd : {go[0], go[1], ready[0], ready[1]}) close(fd);
-    throw Error(fmt::format("cannot fork the benchmark: {}", std::strerror(errno)));
+    throw Error(fmt::format("cannot start the benchmark: mmap: {}", std::strerror(errno)));
   }
-  if (pid == 0) {
-    close(go[1]);
-    close(ready[0]);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (!cpus.empty() && sched_setaffinity(0, sizeof(set), &set) != 0) child_fails(ready[1], kPin, errno);
-    // Pinned (sched_setaffinity on itself returns once it runs on an allowed CPU): from now on
-    // it stays put, so tracking that starts after this cannot see noisewatch's own pinning as
-    // a migration of the benchmark.
-    if (setup.no_aslr) {
-      // The personality survives execve: that is how setarch -R works.
-      int current = personality(0xffffffff);
-      if (current == -1 || personality(unsigned(current) | ADDR_NO_RANDOMIZE) == -1)
-        child_fails(ready[1], kAslr, errno);
-    }
-    if (setup.nice && setpriority(PRIO_PROCESS, 0, *setup.nice) != 0) child_fails(ready[1], kNice, errno);
-    if (setup.fifo && sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) child_fails(ready[1], kFifo, errno);
-    // Inherited by every thread and child. (0 would mean "the default" to the kernel, so the
-    // option's minimum is 1 ns; real-time tasks get no slack whatever this says.)
-    if (setup.timer_slack_ns && prctl(PR_SET_TIMERSLACK, *setup.timer_slack_ns, 0, 0, 0) != 0)
-      child_fails(ready[1], kSlack, errno);
-    char c = kReady;
-    if (write(ready[1], &c, 1) != 1) _exit(125);
-    close(ready[1]);
-    ssize_t n;
-    do {
-      n = read(go[0], &c, 1);
-    } while (n < 0 && errno == EINTR);
-    if (n != 1) _exit(125);  // noisewatch went away before releasing us
-    close(go[0]);
-    execve(path.c_str(), args.data(), envp);
-    int err = errno;
-    if (err == ENOEXEC) {
-      execve(sh_args[0], sh_args.data(), envp);
-      err = errno;
-    }
-    dprintf(2, "noisewatch: cannot execute %s: %s\n", args[0], std::strerror(err));
-    _exit(err == ENOENT ? 127 : 126);
-  }
+
+  pid_t pid = clone(held_child_main, static_cast<char*>(sp.stack) + sp.stack_size, CLONE_VM | SIGCHLD, &sp);
+  // (The child has its own descriptor table: closing these here leaves its copies open. Nothing
+  // in `sp` changes from here on, the child reads it.)
   close(go[0]);
   close(ready[1]);
+  if (pid < 0) {
+    int err = errno;
+    close(go[1]);
+    close(ready[0]);
+    throw Error(fmt::format("cannot fork the benchmark: {}", std::strerror(err)));
+  }
   pid_ = pid;
   go_fd_ = go[1];
   char report[kReportSize] = {};
@@ -217,6 +262,7 @@ void HeldChild::abandon() {
 }
 
 HeldChild::~HeldChild() {
+  // The child reads spawn_ and runs on its stack until its execve: it is killed or reaped first.
   abandon();
   if (pidfd_ >= 0) close(pidfd_);
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@ namespace nw::runner {
 
 class HeldChild {
  public:
-  // Forks; the child pins itself to `cpus` (when non-empty), applies the per-benchmark knobs of
+  // Starts the child (a clone sharing noisewatch's memory until its execve); it pins itself to `cpus` (when non-empty), applies the per-benchmark knobs of
   // `setup` (ASLR off, SCHED_FIFO, nice, environment), restores default signal handling and
   // waits for release(). Throws nw::Error when fork fails or the child cannot be set up (the
   // message says which step and why; the child exits 125).
@@ -28,11 +29,15 @@ class HeldChild {
   // Kills a child that was never released (error paths).
   void abandon();
 
+  // What the child reads between its clone and its execve (held_child.cpp).
+  struct Spawn;
+
  private:
   pid_t pid_ = -1;
   int pidfd_ = -1;
   int go_fd_ = -1;  // write end of the pipe the child blocks on
   bool reaped_ = false;
+  std::unique_ptr<Spawn> spawn_;
   friend class Repetition;
 };
 
