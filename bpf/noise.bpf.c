@@ -166,6 +166,7 @@ static __always_inline bool affected(struct nw_cpu_state *s) {
   return s->curr_tracked || s->waiting > 0 || s->watched || s->throttled_n > 0;
 }
 
+#include "task_times.bpf.h"
 #include "timeline.bpf.h"
 #include "windows.bpf.h"
 

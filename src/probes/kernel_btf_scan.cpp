@@ -65,7 +65,9 @@ std::optional<KernelBtfFacts> scan_kernel_btf(std::string_view raw) {
       auto n = name(t.name_off);
       if (n.starts_with(kTracePrefix)) facts.tracepoints.emplace(n.substr(kTracePrefix.size()));
     } else if (kind == BTF_KIND_FUNC) {
-      if (facts.handle_mm_fault_id < 0 && name(t.name_off) == "handle_mm_fault") facts.handle_mm_fault_id = id;
+      auto n = name(t.name_off);
+      if (facts.handle_mm_fault_id < 0 && n == "handle_mm_fault") facts.handle_mm_fault_id = id;
+      if (n == "bpf_iter_task") facts.task_iterator = true;
     } else if (kind == BTF_KIND_STRUCT && name(t.name_off) == "rq") {
       for (uint32_t i = 0; i < vlen; ++i) {
         btf_member m{};

@@ -15,6 +15,7 @@ struct KernelBtfFacts {
   std::set<std::string> tracepoints;        // "sched_switch" for every btf_trace_sched_switch typedef
   int32_t handle_mm_fault_id = -1;          // BTF id of the function, -1 when absent
   bool rq_has_prev_steal_time_rq = false;   // struct rq's member, CONFIG_PARAVIRT_TIME_ACCOUNTING
+  bool task_iterator = false;               // the FUNC bpf_iter_task: iter/task programs attach
 };
 
 // Scans raw BTF (the bytes of /sys/kernel/btf/vmlinux). nullopt when the data is not BTF this

@@ -36,6 +36,7 @@ KernelBtfFacts facts_from_libbpf(bpf_object* obj) {
   for (const auto& tp : tracepoints)
     if (btf__find_by_name_kind(vmlinux, ("btf_trace_" + tp).c_str(), BTF_KIND_TYPEDEF) >= 0) f.tracepoints.insert(tp);
   f.handle_mm_fault_id = btf__find_by_name_kind(vmlinux, "handle_mm_fault", BTF_KIND_FUNC);
+  f.task_iterator = btf__find_by_name_kind(vmlinux, "bpf_iter_task", BTF_KIND_FUNC) >= 0;
   if (int id = btf__find_by_name_kind(vmlinux, "rq", BTF_KIND_STRUCT); id >= 0) {
     const btf_type* t = btf__type_by_id(vmlinux, uint32_t(id));
     const btf_member* m = btf_members(t);
@@ -98,6 +99,11 @@ ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& secti
       // this source.
       bpf_program__set_autoattach(prog, false);
       if (!plan.fault_time) bpf_program__set_autoload(prog, false);
+      continue;
+    }
+    if (sec.starts_with("iter/")) {
+      // The neighbours' task iterator: without it they are read from /proc, slower, the same.
+      if (!facts.task_iterator) bpf_program__set_autoload(prog, false);
       continue;
     }
     if (untraced(tp)) {

@@ -29,6 +29,7 @@
 #include "probes/kernel_features.h"
 #include "probes/rare_vectors.h"
 #include "probes/source_names.h"
+#include "probes/task_iterator.h"
 #include "record/source_detail.h"
 #include "sources/kernel_names.h"
 #include "sources/vocabulary.h"
@@ -424,6 +425,12 @@ SwitchCounts NoiseProbe::switches() const {
 }
 
 bool NoiseProbe::measures_steal() const { return impl_->measures_steal; }
+
+std::optional<std::vector<sys::TaskTime>> NoiseProbe::task_times() const {
+  const bpf_link* link = impl_->skel->links.task_times;
+  if (!link) return std::nullopt;
+  return read_task_iterator(bpf_link__fd(link));
+}
 
 std::vector<std::string> NoiseProbe::untraced_vectors_fired(const std::vector<int>& cpus) const {
   if (impl_->untraced_vectors.empty()) return {};

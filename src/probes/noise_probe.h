@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include "probes/window_markers.h"
 #include "record/run_record.h"
+#include "system/task_times.h"
 #include "timeline/recording.h"
 
 namespace nw::probes {
@@ -84,6 +86,9 @@ class NoiseProbe {
   // Whether hypervisor steal comes from the probe ("steal" events: the scheduler's own account,
   // in ns, only while a tracked task ran or waited) rather than /proc/stat (10 ms ticks).
   bool measures_steal() const;
+  // Every task on the machine with its run time, CPU and names, through the probe's task
+  // iterator; nullopt where the kernel has none (then read /proc: system/task_times.h).
+  std::optional<std::vector<sys::TaskTime>> task_times() const;
   // Warnings for the rare APIC vectors left untraced (probes/rare_vectors.h) that fired on `cpus`
   // (every CPU when empty) since the probe was set up.
   std::vector<std::string> untraced_vectors_fired(const std::vector<int>& cpus) const;

@@ -19,15 +19,18 @@ std::vector<Neighbour> busiest_neighbours(const std::vector<sys::TaskTime>& befo
     std::string thread_comm;
   };
   std::unordered_map<pid_t, Busy> by_process;
+  std::unordered_map<pid_t, std::string> process_comm;  // when the snapshot has it
   for (const auto& t : after) {
     if (std::find(excluded.begin(), excluded.end(), t.pid) != excluded.end()) continue;
     auto it = was.find(t.tid);
     const bool same_task = it != was.end() && it->second->pid == t.pid && it->second->runtime_ns <= t.runtime_ns;
     const uint64_t ran = same_task ? t.runtime_ns - it->second->runtime_ns : t.runtime_ns;
     if (ran == 0) continue;  // most tasks slept throughout: no second read for them
-    auto place = place_of(t.pid, t.tid);
+    // The task iterator gives the place with the times; /proc needs a read of the task's stat.
+    auto place = t.comm.empty() ? place_of(t.pid, t.tid) : std::optional<sys::TaskPlace>({t.comm, t.cpu});
     if (!place || std::find(benchmark_cpus.begin(), benchmark_cpus.end(), place->cpu) != benchmark_cpus.end())
       continue;
+    if (!t.process_comm.empty()) process_comm[t.pid] = t.process_comm;
     Busy& b = by_process[t.pid];
     b.ns += ran;
     if (ran > b.busiest_thread_ns) {
@@ -45,7 +48,8 @@ std::vector<Neighbour> busiest_neighbours(const std::vector<sys::TaskTime>& befo
   for (auto& [pid, b] : ranked) {
     // The process's name (its main thread's), not the busiest thread's: that is what ps and
     // kill are given.
-    std::string comm = comm_of(pid);
+    auto known = process_comm.find(pid);
+    std::string comm = known != process_comm.end() ? known->second : comm_of(pid);
     out.push_back({int(pid), comm.empty() ? b.thread_comm : comm, b.ns, b.cpu});
   }
   return out;
@@ -53,12 +57,12 @@ std::vector<Neighbour> busiest_neighbours(const std::vector<sys::TaskTime>& befo
 
 void NeighbourWatch::before(pid_t benchmark) {
   benchmark_ = benchmark;
-  if (!have_before_) before_ = sys::read_task_times();
+  if (!have_before_) before_ = snapshot_();
   have_before_ = false;
 }
 
 std::vector<Neighbour> NeighbourWatch::after() {
-  std::vector<sys::TaskTime> now = sys::read_task_times();
+  std::vector<sys::TaskTime> now = snapshot_();
   auto out = busiest_neighbours(before_, now, {benchmark_, ::getpid()}, cpus_, kNeighboursKept, sys::read_task_place,
                                 sys::read_process_comm);
   before_ = std::move(now);  // the next repetition's `before`

@@ -3,7 +3,7 @@
 // CPUs with it, and no probe charges them: the report correlates them with what stays
 // unexplained. Two snapshots of every task's run time (system/task_times.h), one before the
 // benchmark is released and one after it is reaped, so that their cost stays outside its timed
-// window; the difference per process is what each neighbour ran meanwhile. A task that starts
+// window (read through the kernel's task iterator: probes/task_iterator.h); the difference per process is what each neighbour ran meanwhile. A task that starts
 // and ends between the snapshots is not seen. The snapshot after a repetition is also the one
 // before the next (one scan of /proc per repetition, not two: 0.85 ms with ~200 tasks on this
 // VM, against a repetition of hyperfine's kind lasting 2 ms); a neighbour busy in the gap between
@@ -31,14 +31,20 @@ using CommOf = std::function<std::string(pid_t pid)>;
 // `benchmark_cpus`, busiest first. Processes in `excluded` (the benchmark, noisewatch) are not
 // neighbours; a task whose last CPU is one of the benchmark's is left out (its time there is
 // the probe's preemption); a task absent before (new, or its tid reused) counts all its run time.
+// A task's place and its process's name come from the snapshot when it has them, else from
+// `place_of` and `comm_of`.
 std::vector<Neighbour> busiest_neighbours(const std::vector<sys::TaskTime>& before,
                                           const std::vector<sys::TaskTime>& after,
                                           const std::vector<pid_t>& excluded, const std::vector<int>& benchmark_cpus,
                                           size_t keep, const PlaceOf& place_of, const CommOf& comm_of);
 
+using Snapshot = std::function<std::vector<sys::TaskTime>()>;
+
 class NeighbourWatch {
  public:
-  explicit NeighbourWatch(std::vector<int> benchmark_cpus) : cpus_(std::move(benchmark_cpus)) {}
+  // `snapshot`: every task's run time (the kernel's task iterator, or /proc).
+  NeighbourWatch(std::vector<int> benchmark_cpus, Snapshot snapshot)
+      : cpus_(std::move(benchmark_cpus)), snapshot_(std::move(snapshot)) {}
   // Just before the held benchmark `benchmark` is released (reads the tasks' times unless the
   // last after() did).
   void before(pid_t benchmark);
@@ -47,6 +53,7 @@ class NeighbourWatch {
 
  private:
   std::vector<int> cpus_;
+  Snapshot snapshot_;
   std::vector<sys::TaskTime> before_;
   bool have_before_ = false;  // before_ is the last after()'s snapshot
   pid_t benchmark_ = 0;

@@ -27,6 +27,7 @@
 #include "runner/window_session.h"
 #include "runner/window_split.h"
 #include "system/cpulist.h"
+#include "system/task_times.h"
 #include "system/host_info.h"
 
 namespace nw::runner {
@@ -148,7 +149,10 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   const uint64_t lost_at_start = probe.lost_events();
   Repetition repetition(io, signals);
   ThrottleCounter throttle;
-  NeighbourWatch neighbours(plan.cpus);
+  NeighbourWatch neighbours(plan.cpus, [&] {
+    auto tasks = probe.task_times();
+    return tasks ? std::move(*tasks) : sys::read_task_times();
+  });
   // The CPUs the benchmark is pinned to; none when it may run anywhere.
   const std::vector<int> pinned_cpus = plan.pin ? plan.cpus : std::vector<int>{};
   timing::mark("session setup");

@@ -17,6 +17,10 @@ struct TaskTime {
   pid_t pid = 0;  // the process (thread group)
   pid_t tid = 0;  // the task (thread)
   uint64_t runtime_ns = 0;  // /proc/<pid>/task/<tid>/schedstat, first field: exact, in ns
+  // Where the task last ran and the names, when the reader had them at no cost (the kernel's task
+  // iterator, probes/task_iterator.h); /proc's reader leaves them empty (read_task_place, then).
+  int cpu = -1;
+  std::string comm, process_comm;
 };
 
 // Every task under /proc (tasks that end while it reads are skipped), in no particular order.

@@ -31,12 +31,14 @@ TEST(KernelBtfScan, FindsTracepointsTheFaultFunctionAndTheStealField) {
   btf__add_enum(b, "some_enum", 4);
   btf__add_enum_value(b, "A", 1);
   int func = btf__add_func(b, "handle_mm_fault", BTF_FUNC_GLOBAL, proto);
+  btf__add_func(b, "bpf_iter_task", BTF_FUNC_STATIC, proto);
   ASSERT_GT(rq, 0);
   auto facts = scan_kernel_btf(raw_of(b));
   ASSERT_TRUE(facts);
   EXPECT_EQ(facts->tracepoints, (std::set<std::string>{"sched_switch", "irq_handler_entry"}));
   EXPECT_EQ(facts->handle_mm_fault_id, func);
   EXPECT_TRUE(facts->rq_has_prev_steal_time_rq);
+  EXPECT_TRUE(facts->task_iterator);
   btf__free(b);
 }
 
@@ -50,6 +52,7 @@ TEST(KernelBtfScan, AbsentFactsStayAbsent) {
   EXPECT_TRUE(facts->tracepoints.empty());
   EXPECT_EQ(facts->handle_mm_fault_id, -1);
   EXPECT_FALSE(facts->rq_has_prev_steal_time_rq);
+  EXPECT_FALSE(facts->task_iterator);
   btf__free(b);
 }
 
@@ -81,6 +84,7 @@ TEST(KernelBtfScan, AgreesWithLibbpfOnThisKernel) {
   btf* v = btf__load_vmlinux_btf();
   ASSERT_TRUE(v);
   EXPECT_EQ(facts->handle_mm_fault_id, btf__find_by_name_kind(v, "handle_mm_fault", BTF_KIND_FUNC));
+  EXPECT_EQ(facts->task_iterator, btf__find_by_name_kind(v, "bpf_iter_task", BTF_KIND_FUNC) >= 0);
   size_t typedefs = 0;
   for (uint32_t id = 1; id < btf__type_cnt(v); ++id) {
     const btf_type* t = btf__type_by_id(v, id);

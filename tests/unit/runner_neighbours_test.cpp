@@ -66,6 +66,32 @@ TEST(Neighbours, BusiestProcessesOnOtherCpusSummedOverTheirThreads) {
   EXPECT_EQ(top[0].pid, 200);
 }
 
+// The task iterator's snapshot carries each task's CPU and names: /proc is not asked at all.
+TEST(Neighbours, PlacesAndNamesFromTheSnapshotWhenItHasThem) {
+  auto no_proc_place = [](pid_t, pid_t) -> std::optional<TaskPlace> {
+    ADD_FAILURE() << "read /proc for a place the snapshot had";
+    return std::nullopt;
+  };
+  auto no_proc_comm = [](pid_t) {
+    ADD_FAILURE() << "read /proc for a name the snapshot had";
+    return std::string{};
+  };
+  auto task = [](pid_t pid, pid_t tid, uint64_t ns, int cpu, const char* comm, const char* process) {
+    return TaskTime{.pid = pid, .tid = tid, .runtime_ns = ns, .cpu = cpu, .comm = comm, .process_comm = process};
+  };
+  const std::vector<TaskTime> before = {task(200, 200, 0, 0, "db", "db"), task(200, 201, 0, 2, "db-worker", "db"),
+                                        task(300, 300, 0, 1, "on-bench-cpu", "on-bench-cpu")};
+  const std::vector<TaskTime> after = {task(200, 200, 100'000, 0, "db", "db"),
+                                       task(200, 201, 250'000, 2, "db-worker", "db"),
+                                       task(300, 300, 900'000, 1, "on-bench-cpu", "on-bench-cpu")};
+  auto n = busiest_neighbours(before, after, {}, {1}, 5, no_proc_place, no_proc_comm);
+  ASSERT_EQ(n.size(), 1u);  // the task on the benchmark's CPU is the probe's preemption
+  EXPECT_EQ(n[0].pid, 200);
+  EXPECT_EQ(n[0].comm, "db");
+  EXPECT_EQ(n[0].cpu_ns, 350'000u);
+  EXPECT_EQ(n[0].cpu, 2);
+}
+
 TEST(Neighbours, ReusedTidAndVanishedTaskAndMissingComm) {
   FakeProc proc;
   proc.places = {{10, {"fresh", 0}}, {20, {"thread-name", 0}}};  // 30 ended before its place was read
