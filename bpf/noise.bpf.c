@@ -67,12 +67,16 @@ __u64 cause_cpu;
 // their last switch, less cpu_base).
 __u64 cpu_ns;
 
-// Preallocated, although that costs ~6 ms of the start-up here: without it an insert from a
-// tracepoint draws on the kernel's per-CPU allocation cache, which is refilled asynchronously, and
-// a burst of new keys (--windows starts a new set at every window marker) found it empty and lost
-// records (lost_events 13 in one windows e2e run).
+// Every source that has no fixed slot, one entry per source and CPU (the key holds the CPU, and
+// only that CPU writes the entry: no atomics, as with a per-CPU hash). A plain hash rather than a
+// per-CPU one: preallocating a per-CPU hash makes one per-CPU allocation per element, ~10 ms of
+// noisewatch's start-up here for 16,384 keys; this one is a single allocation (user space sizes
+// it to the CPUs). Preallocated: without it an insert from a tracepoint draws on the kernel's
+// allocation cache, which is refilled asynchronously, and a burst of new keys (--windows starts a
+// new set at every window marker) found it empty and lost records (lost_events 13 in one windows
+// e2e run).
 struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, NW_MAX_NOISE_KEYS);
   __type(key, struct nw_noise_key);
   __type(value, struct nw_noise_val);
@@ -125,9 +129,18 @@ static __always_inline struct nw_cpu_state *cpu_at(__u32 cpu) { return bpf_map_l
 // CONFIG_FAIR_GROUP_SCHED there is no cfs_rq->rq, and every scheduler timestamp is ktime instead
 // (decided once, at load time, so the two clocks never mix: a task whose runqueue cannot be
 // reached gives 0, which every span check skips, not a reading of the other clock).
+// The walk starts from an untrusted copy of the task pointer (bpf_rdonly_cast: a register move
+// once verified, the same loads at run time): each pointer loaded from a trusted one costs the
+// verifier up to four linear searches of the kernel's BTF (btf_nested_type_is_trusted, ~130k
+// types) on every path that reaches it, and the verifier's time is noisewatch's start-up. Here
+// that was on_wakeup 4.9 -> 2.0 ms, on_exec 2.9 -> 0.6, on_migrate 1.9 -> 0.6. (Kernel 6.2+; the
+// global functions' arg:trusted tags need 6.8 anyway.)
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
 static __always_inline struct rq *rq_of(struct task_struct *t) {
   if (!bpf_core_field_exists(struct cfs_rq, rq)) return 0;
-  struct cfs_rq *cfs = t->se.cfs_rq;
+  struct task_struct *u = bpf_rdonly_cast(t, bpf_core_type_id_kernel(struct task_struct));
+  struct cfs_rq *cfs = u->se.cfs_rq;
   return cfs ? cfs->rq : 0;
 }
 
@@ -177,6 +190,7 @@ static __always_inline void add_to(struct nw_noise_val *v, __u64 count, __u64 ti
 }
 
 static __always_inline void hash_add(struct nw_noise_key *key, __u64 count, __u64 time, __u64 max) {
+  key->cpu = bpf_get_smp_processor_id();
   struct nw_noise_val *v = bpf_map_lookup_elem(&noise, key);
   if (!v) {
     struct nw_noise_val zero = {};
@@ -706,9 +720,8 @@ static __always_inline int on_wake(struct task_struct *p) {
   if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING || ti->phase == NW_PHASE_THROTTLED)
     return 0;
   __u32 cpu = task_cpu_of(p);
-  // The runqueue the task was just queued on (or runs on), its clock just updated. Reached once:
-  // each pointer read from a trusted task costs the verifier four linear searches of the kernel's
-  // BTF (btf_nested_type_is_trusted), and the verifier's time is noisewatch's start-up.
+  // The runqueue the task was just queued on (or runs on), its clock just updated. Reached once
+  // (see rq_of on the verifier's cost of walking pointers).
   struct rq *rq = rq_of(p);
   __u64 now = rq_clock(rq);
   // A task tracked while it ran (phase NEW: the held child, check's spinners) can be "woken" in
@@ -921,7 +934,7 @@ int BPF_PROG(on_fault_exit, struct vm_area_struct *vma, unsigned long address, u
   __u32 window = window_now();
   tl_emit(NW_KIND_FAULT, 0, 0, own, window);
   if (windows_on) {
-    struct nw_noise_key key = {.kind = NW_KIND_FAULT, .window = window};
+    struct nw_noise_key key = {.kind = NW_KIND_FAULT, .window = window, .cpu = bpf_get_smp_processor_id()};
     v = bpf_map_lookup_elem(&noise, &key);
     if (!v) {
       hash_add(&key, 1, own, own);

@@ -73,10 +73,12 @@ struct nw_noise_key {
   /* With --windows: 0 outside any marked window, k + 1 inside window k of the process run (see
    * below). Always 0 otherwise. */
   __u32 window;
-  __u32 pad;
+  /* The CPU the time was taken on: the hash holds one entry per source and CPU, each written by
+   * its own CPU only (set by hash_add; user space sums or splits by it). */
+  __u32 cpu;
 };
 
-/* Per-CPU values (BPF_MAP_TYPE_PERCPU_HASH): user space sums or splits them by CPU. */
+/* One source's figures on one CPU. */
 struct nw_noise_val {
   __u64 count;
   __u64 time_ns;

@@ -157,6 +157,9 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   impl_->skel = skel;
   timing::mark("probe open");
   bpf_map__set_max_entries(skel->maps.cpus, uint32_t(impl_->ncpus));
+  // The noise hash has an entry per source and CPU: room for NW_MAX_NOISE_KEYS sources on each of
+  // up to four CPUs at once (a run's pinned CPUs; check's watched CPUs share it beyond that).
+  bpf_map__set_max_entries(skel->maps.noise, uint32_t(NW_MAX_NOISE_KEYS * std::min(impl_->ncpus, 4)));
   // One slot per possible pid where pid_max allows (no two tracked tasks can then share one).
   const long long pid_max = sys::read_sysctl_int(sys::Sysroot(), "kernel.pid_max").value_or(NW_MAX_TASK_SLOTS);
   uint32_t slots = 1;
@@ -341,8 +344,9 @@ std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
   // Per (key, CPU): the hash, the fixed slots and the preemption cache can each hold a part.
   std::map<std::pair<std::string, int>, std::pair<nw_noise_key, nw_noise_val>> acc;
   // Returns whether there was anything to add: slots that held nothing need no clearing.
-  auto add = [&](const nw_noise_key& k, int cpu, const nw_noise_val& v) {
+  auto add = [&](nw_noise_key k, int cpu, const nw_noise_val& v) {
     if (!v.count) return false;
+    k.cpu = 0;  // the CPU is the second half of the map's key: one entry per source and CPU
     auto& [key, val] = acc[{std::string(reinterpret_cast<const char*>(&k), sizeof k), cpu}];
     key = k;
     val.count += v.count;
@@ -383,14 +387,13 @@ std::vector<NoiseEvent> NoiseProbe::collect(bool reset) {
     prev = &key;
   }
   for (const auto& k : keys) {
-    int rc = reset ? bpf_map_lookup_and_delete_elem(fd, &k, vals.data())
-                   : bpf_map_lookup_elem(fd, &k, vals.data());
-    if (rc != 0 && reset) {  // older kernels: no lookup-and-delete on per-CPU hashes
-      rc = bpf_map_lookup_elem(fd, &k, vals.data());
+    nw_noise_val v{};
+    int rc = reset ? bpf_map_lookup_and_delete_elem(fd, &k, &v) : bpf_map_lookup_elem(fd, &k, &v);
+    if (rc != 0 && reset) {  // kernels before 5.14: no lookup-and-delete on hashes
+      rc = bpf_map_lookup_elem(fd, &k, &v);
       if (rc == 0) bpf_map_delete_elem(fd, &k);
     }
-    if (rc != 0) continue;
-    for (size_t c = 0; c < ncpus; ++c) add(k, int(c), vals[c]);
+    if (rc == 0 && k.cpu < ncpus) add(k, int(k.cpu), v);
   }
 
   std::vector<NoiseEvent> out;
