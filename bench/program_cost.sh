@@ -20,9 +20,6 @@
 #   <program>     ns per call, body ns, calls per switch (info; on_switch's body has a target)
 #   per switch    the sum over noisewatch's programs of their run time, per context switch, as a
 #                 ratio to the empty programs' per switch (the floor any program there costs)
-#   three-tracepoint floor   empty programs on all three tracepoints the accounting needs
-#                 (sched_waking too, loaded by nw_tracepoint_floor --waking beside the anchor's
-#                 two) against the anchor, and noisewatch against them (info)
 #   storm share   the programs' total run time as a share of the storm's wall time (info)
 # Targets (issue #27), for the switch storm: per-switch ratio <= BENCH_T_SWITCH_RATIO (1.3);
 # on_switch body <= BENCH_T_SWITCH_BODY_NS (20). Exit 0 only when both pass. The thread storm
@@ -62,7 +59,7 @@ echo 1 >/proc/sys/kernel/bpf_stats_enabled
 # The storm, with the statistics read around it by the measured command itself.
 storm() {
   local k=$1
-  "$build/nw_tracepoint_floor" --waking -- "$build/noisewatch" run --cpu "$cpu" --runs 1 --warmup 0 -q --no-counters \
+  "$build/nw_tracepoint_floor" -- "$build/noisewatch" run --cpu "$cpu" --runs 1 --warmup 0 -q --no-counters \
     --json "$tmp/record.$k.json" -- sh -c \
     'before=$1 after=$2 ids=$3; shift 3
      grep -h "^prog_id:" /proc/$PPID/fdinfo/* | awk "{ print \$2 }" | sort -u > "$ids"
@@ -81,7 +78,7 @@ deltas() {
     | ($ids | split("\n") | map(select(length > 0))) as $mine
     | .[] | select(.name != null)
     | (if ((.id | tostring) as $i | $mine | index($i)) then "nw"
-       elif (.name == "floor_switch" or .name == "floor_wakeup" or .name == "floor_waking") then "floor" else empty end) as $who
+       elif (.name == "floor_switch" or .name == "floor_wakeup") then "floor" else empty end) as $who
     | . as $a | ($before[($a.id | tostring)] // {run_cnt: 0, run_time_ns: 0}) as $o
     | "\($who) \($a.name) \(($a.run_cnt // 0) - ($o.run_cnt // 0)) \(($a.run_time_ns // 0) - ($o.run_time_ns // 0))"' \
     "$tmp/after.$1.json"
@@ -95,20 +92,18 @@ for ((k = 1; k <= repeats; k++)); do
   awk -v wall="$(cat "$tmp/ids.$k.wall")" '
     { if ($1 == "nw") nw[$2] = 1; calls[$2] += $3; ns[$2] += $4 }
     END {
-      sw = calls["floor_switch"]; wk = calls["floor_wakeup"]; wg = calls["floor_waking"]
+      sw = calls["floor_switch"]; wk = calls["floor_wakeup"]
       if (sw == 0) { print "no-floor"; exit }
-      fs = ns["floor_switch"] / sw; fw = (wk ? ns["floor_wakeup"] / wk : fs); fg = (wg ? ns["floor_waking"] / wg : fw)
+      fs = ns["floor_switch"] / sw; fw = (wk ? ns["floor_wakeup"] / wk : fs)
       total = 0
       for (q in nw) if (calls[q] > 0) {
         total += ns[q]
-        floor = (q == "on_switch") ? fs : (q == "on_wakeup") ? fw : (q == "on_waking") ? fg : (fs + fw) / 2
+        floor = (q == "on_switch") ? fs : (q == "on_wakeup") ? fw : (fs + fw) / 2
         printf "prog %s %.1f %.1f %.3f\n", q, ns[q] / calls[q], ns[q] / calls[q] - floor, calls[q] / sw
       }
       printf "switch %.1f %.1f %.3f %d\n", total / sw, (ns["floor_switch"] + ns["floor_wakeup"]) / sw,
              total / (ns["floor_switch"] + ns["floor_wakeup"]), sw
-      printf "floor %.1f %.1f %.1f\n", fs, fw, fg
-      three = ns["floor_switch"] + ns["floor_wakeup"] + ns["floor_waking"]
-      printf "three %.1f %.3f %.3f\n", three / sw, three / (ns["floor_switch"] + ns["floor_wakeup"]), total / three
+      printf "floor %.1f %.1f\n", fs, fw
       printf "share %.2f %.1f %.1f\n", 100 * total / wall, total / 1e6, wall / 1e6
     }' "$tmp/delta.$k" >"$tmp/fig.$k"
   grep -q '^no-floor' "$tmp/fig.$k" && { echo "program_cost.sh: the empty programs did not run (statistics off?)" >&2; exit 1; }
@@ -120,7 +115,6 @@ echo "noisewatch eBPF programs: ns per call over a $what on CPU $cpu, median of 
 printf '%-22s %10s %10s %12s\n' program "ns/call" "body ns" "calls/switch"
 printf '%-22s %10s %10s %12s\n' "empty sched_switch" "$(col floor '' 2)" "-" "1.000"
 printf '%-22s %10s %10s %12s\n' "empty sched_wakeup" "$(col floor '' 3)" "-" "-"
-printf '%-22s %10s %10s %12s\n' "empty sched_waking" "$(col floor '' 4)" "-" "-"
 for q in $(cat "$tmp"/fig.* | awk '$1 == "prog" { print $2 }' | sort -u); do
   printf '%-22s %10s %10s %12s\n' "$q" "$(col prog "$q" 3)" "$(col prog "$q" 4)" "$(col prog "$q" 5)"
 done
@@ -130,11 +124,6 @@ if [[ $kind == threads ]]; then v1="(info: the targets are the switch storm's)" 
 printf 'per switch: %s ns of noisewatch programs against %s ns of the empty ones: %sx (target <= %s)  %s\n' \
   "$per_switch" "$floor_switch" "$ratio" "$t_ratio" "$v1"
 printf 'on_switch body: %s ns (target <= %s)  %s\n' "$body" "$t_body" "$v2"
-# The three tracepoints the accounting needs (a wake-up is seen twice: sched_waking in the waker's
-# context, for why a blocked benchmark wakes; sched_wakeup where the wakee's runqueue is known):
-# what empty programs on all three cost against the anchor's two, and noisewatch against them.
-printf 'three-tracepoint floor: empty programs on sched_switch, sched_wakeup and sched_waking %s ns per switch = %sx the anchor; noisewatch %sx that floor (info)\n' \
-  "$(col three '' 2)" "$(col three '' 3)" "$(col three '' 4)"
 printf 'storm share: %s ms of noisewatch programs in a %s ms storm, %s %% of it (info)\n' \
   "$(col share '' 3)" "$(col share '' 4)" "$(col share '' 2)"
 [[ $kind == threads ]] && exit 0

@@ -723,44 +723,6 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   return 0;
 }
 
-static __always_inline int on_wake(struct task_struct *p) {
-  struct nw_task_info *ti = tracked_info(p);
-  if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING || ti->phase == NW_PHASE_THROTTLED)
-    return 0;
-  __u32 cpu = task_cpu_of(p);
-  // The runqueue the task was just queued on (or runs on), its clock just updated. Reached once
-  // (see rq_of on the verifier's cost of walking pointers).
-  struct rq *rq = rq_of(p);
-  __u64 now = rq_clock(rq);
-  // A task tracked while it ran (phase NEW: the held child, check's spinners) can be "woken" in
-  // the instant between setting its sleep state and switching out (try_to_wake_up finds it still
-  // on the runqueue). It is running, not waiting: counting it as waiting would leave the CPU's
-  // count stuck, and charge every later slice of the benchmark there as preemption by itself.
-  if (bpf_core_field_exists(p->on_cpu) && p->on_cpu) {
-    ti->phase = NW_PHASE_RUNNING;
-    struct nw_cpu_state *s = cpu_at(cpu);
-    if (s && s->curr_pid == p->pid && !s->curr_tracked) {
-      s->curr_tracked = 1;
-      s->tracked_since = now;
-    }
-    activity_up(now);  // phase was NEW: not counted yet
-    return 0;
-  }
-  if (cpu == bpf_get_smp_processor_id()) split_open_interrupts(cpu);
-  ti->phase = NW_PHASE_WAITING;
-  ti->ts = now;
-  ti->cpu = cpu;
-  wait_begin(cpu, now, rq_steal(rq));
-  activity_up(now);
-  return 0;
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(on_wakeup, struct task_struct *p) { return on_wake(p); }
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(on_wakeup_new, struct task_struct *p) { return on_wake(p); }
-
 // ---- why a blocking span ended ---------------------------------------------------------------
 // softirq vectors (include/linux/interrupt.h)
 #define NW_SOFTIRQ_TIMER 1
@@ -811,21 +773,85 @@ static __always_inline void wake_cause(struct nw_cpu_state *s, struct task_struc
   s->wake_late_ns = kind == NW_KIND_BLOCK_SLEEP ? late : 0;
 }
 
-// Fires where try_to_wake_up() is called (sched_wakeup may fire later, on the wakee's CPU, from
-// an IPI that queued the wake-up). Only a blocked tracked task woken while the benchmark as a whole
-// blocks needs a cause: one load decides for every other wake-up on the machine.
-SEC("tp_btf/sched_waking")
-int BPF_PROG(on_waking, struct task_struct *p) {
-  if (!idle_since) return 0;
-  struct nw_task_info *ti = tracked_info(p);
-  if (!ti || ti->phase != NW_PHASE_BLOCKED) return 0;
-  __u32 cpu = bpf_get_smp_processor_id();
-  struct nw_cpu_state *s = cpu_at(cpu);
+// Why a blocked tracked task wakes while the benchmark as a whole blocks: the cause of the
+// blocking span its wake-up ends. sched_wakeup fires in the waker's context (its CPU, under the
+// wakee's runqueue lock), except for a wake-up queued on the wakee's CPU's wake list (an idle or
+// distant CPU: try_to_wake_up() hands it over and sends an IPI, or lets the idle task find it):
+// there it fires in that IPI or in the idle task, and the waker's context was read when the
+// wake-up was queued (on_csd_queue). (A program on sched_waking, which fires in the waker's
+// context for every wake-up on the machine, did this before: one more program per wake-up, the
+// third of a switch storm's three; bench/program_cost.sh.)
+// A global function: verified once (on_wakeup and on_wakeup_new both reach it), called only while
+// the benchmark blocks.
+__noinline int note_wake_cause(__u32 task_cpu) {
+  __u32 here = bpf_get_smp_processor_id();
+  struct nw_cpu_state *s = cpu_at(here);
   if (!s) return 0;
+  __u32 queued = s->wake_queued_from;
+  if (queued && here == task_cpu &&
+      (!(__u32)bpf_get_current_pid_tgid() || (s->vec_start && s->vec_id == NW_VEC_CALL_FUNCTION_SINGLE))) {
+    s->wake_queued_from = 0;
+    cause_cpu = queued;
+    return 0;
+  }
   wake_cause(s, bpf_get_current_task_btf());
-  cause_cpu = cpu + 1;
+  cause_cpu = here + 1;
   return 0;
 }
+
+// A call-function request queued for another CPU (csd:csd_queue_cpu, in the requester's
+// context): a wake-up handed to that CPU's wake list among them (they cannot be told apart here
+// without the kernel's symbol table; a request of another kind queued meanwhile at worst names
+// its requester). Only while the benchmark blocks: one load decides for every other request.
+SEC("tp_btf/csd_queue_cpu")
+int BPF_PROG(on_csd_queue, unsigned int cpu, unsigned long callsite, void *func, void *csd) {
+  if (!idle_since) return 0;
+  __u32 here = bpf_get_smp_processor_id();
+  struct nw_cpu_state *s = cpu_at(here), *t = cpu_at(cpu);
+  if (!s || !t) return 0;
+  wake_cause(s, bpf_get_current_task_btf());
+  t->wake_queued_from = here + 1;
+  return 0;
+}
+
+static __always_inline int on_wake(struct task_struct *p) {
+  struct nw_task_info *ti = tracked_info(p);
+  if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING || ti->phase == NW_PHASE_THROTTLED)
+    return 0;
+  __u32 cpu = task_cpu_of(p);
+  // The runqueue the task was just queued on (or runs on), its clock just updated. Reached once
+  // (see rq_of on the verifier's cost of walking pointers).
+  struct rq *rq = rq_of(p);
+  __u64 now = rq_clock(rq);
+  // A task tracked while it ran (phase NEW: the held child, check's spinners) can be "woken" in
+  // the instant between setting its sleep state and switching out (try_to_wake_up finds it still
+  // on the runqueue). It is running, not waiting: counting it as waiting would leave the CPU's
+  // count stuck, and charge every later slice of the benchmark there as preemption by itself.
+  if (bpf_core_field_exists(p->on_cpu) && p->on_cpu) {
+    ti->phase = NW_PHASE_RUNNING;
+    struct nw_cpu_state *s = cpu_at(cpu);
+    if (s && s->curr_pid == p->pid && !s->curr_tracked) {
+      s->curr_tracked = 1;
+      s->tracked_since = now;
+    }
+    activity_up(now);  // phase was NEW: not counted yet
+    return 0;
+  }
+  if (ti->phase == NW_PHASE_BLOCKED && idle_since) note_wake_cause(cpu);
+  if (cpu == bpf_get_smp_processor_id()) split_open_interrupts(cpu);
+  ti->phase = NW_PHASE_WAITING;
+  ti->ts = now;
+  ti->cpu = cpu;
+  wait_begin(cpu, now, rq_steal(rq));
+  activity_up(now);
+  return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p) { return on_wake(p); }
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new, struct task_struct *p) { return on_wake(p); }
 
 // How late each hrtimer fires (the time it expires less the time asked for: timer slack, interrupt
 // latency). Kept for the wake-up its callback may issue next on this CPU (callbacks do not nest).

@@ -212,7 +212,9 @@ struct nw_cpu_state {
   __u32 irq_last, vec_id, softirq_vec;
   __u32 wake_kind;          /* the cause of the last wake-up of a blocked tracked task issued here */
   __u32 wake_id;
-  __u32 pad_wake;
+  /* A wake-up another CPU queued on this CPU's wake list while the benchmark blocked: that CPU
+   * + 1, whose wake_* fields hold the waker's context (0: none pending). */
+  __u32 wake_queued_from;
   char wake_comm[NW_COMM_LEN];
   __u64 wake_late_ns;       /* NW_KIND_BLOCK_SLEEP: how late its timer fired */
   __u64 timer_late_ns;      /* the hrtimer expiring now on this CPU: how late it fired */

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-// The benchmark's yardstick for noisewatch's event-storm cost: empty programs on the tracepoints
-// noisewatch's hot path uses. What a context-switch storm loses under these is what any tp_btf
-// program costs on this kernel and machine (tracepoint dispatch, the program call, recursion
-// guard), before noisewatch does any work of its own. sched_switch and sched_wakeup are the
-// anchor; sched_waking (where noisewatch reads why a blocked benchmark is woken) is loaded only
-// when asked (nw_tracepoint_floor --waking), to show the floor of all three.
+// The benchmark's yardstick for noisewatch's event-storm cost: empty programs on the two
+// tracepoints noisewatch's hot path uses. What a context-switch storm loses under these is what
+// any tp_btf program costs on this kernel and machine (tracepoint dispatch, the program call,
+// recursion guard), before noisewatch does any work of its own.
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -16,6 +14,3 @@ int BPF_PROG(floor_switch) { return 0; }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(floor_wakeup) { return 0; }
-
-SEC("tp_btf/sched_waking")
-int BPF_PROG(floor_waking) { return 0; }

@@ -1,8 +1,7 @@
-// nw_tracepoint_floor [--waking] -- CMD [ARGS...]: runs CMD with empty eBPF programs attached to
-// sched_switch and sched_wakeup (and sched_waking with --waking; bpf/tracepoint_floor.bpf.c), so
-// bench/overhead.sh can show how much of noisewatch's event-storm cost is the kernel's price for
-// any program there. Exits with CMD's status; the programs go with this process (links are file
-// descriptors).
+// nw_tracepoint_floor -- CMD [ARGS...]: runs CMD with empty eBPF programs attached to
+// sched_switch and sched_wakeup (bpf/tracepoint_floor.bpf.c), so bench/overhead.sh can show how
+// much of noisewatch's event-storm cost is the kernel's price for any program there. Exits with
+// CMD's status; the programs go with this process (links are file descriptors).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,23 +14,15 @@
 
 int main(int argc, char** argv) {
   int first = 1;
-  bool waking = false;
-  if (first < argc && std::strcmp(argv[first], "--waking") == 0) waking = true, ++first;
   if (first < argc && std::strcmp(argv[first], "--") == 0) ++first;
   if (first >= argc) {
-    std::fprintf(stderr, "usage: nw_tracepoint_floor [--waking] -- CMD [ARGS...]\n");
+    std::fprintf(stderr, "usage: nw_tracepoint_floor -- CMD [ARGS...]\n");
     return 125;
   }
-  auto* skel = tracepoint_floor_bpf__open();
-  if (skel) bpf_program__set_autoload(skel->progs.floor_waking, waking);
-  int err = skel ? 0 : errno;
-  if (skel && (err = tracepoint_floor_bpf__load(skel)) != 0) {
-    tracepoint_floor_bpf__destroy(skel);
-    skel = nullptr;
-  }
+  auto* skel = tracepoint_floor_bpf__open_and_load();
   if (!skel) {
     std::fprintf(stderr, "nw_tracepoint_floor: cannot load the eBPF programs (%s): run as root\n",
-                 std::strerror(err < 0 ? -err : err));
+                 std::strerror(errno));
     return 125;
   }
   if (tracepoint_floor_bpf__attach(skel)) {

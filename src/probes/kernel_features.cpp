@@ -116,6 +116,10 @@ ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& secti
       plan.unavailable.push_back({"nmi", "this kernel has no nmi:nmi_handler tracepoint"});
     else if (tp == "cpu_frequency")
       plan.unavailable.push_back({"frequency", "this kernel has no power:cpu_frequency tracepoint"});
+    else if (tp == "csd_queue_cpu")
+      plan.unavailable.push_back({"blocking cause", "this kernel has no csd:csd_queue_cpu tracepoint (Linux 6.3+): "
+                                                    "a blocked benchmark woken through another CPU's wake list (an idle "
+                                                    "CPU woken by an IPI) is blocking:other"});
     else if (tp.size() > 6 && (tp.ends_with("_entry") || tp.ends_with("_exit")))
       missing_vectors.insert(tp.substr(0, tp.rfind('_')));
   }

@@ -334,6 +334,7 @@ void NoiseProbe::untrack_all() {
     __atomic_store_n(&st.throttled_n, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&st.curr_tracked, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&st.tracked_since, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&st.wake_queued_from, 0, __ATOMIC_RELAXED);  // a cause from the last repetition
   }
 }
 
