@@ -56,24 +56,23 @@ bool bcrypt_matches(const std::string& hash, const std::string& password) {
   return n == hash.size() && CRYPTO_memcmp(out, hash.data(), n) == 0;
 }
 
-std::string BasicAuth::key(std::string_view authorization) const {
+std::string BasicAuth::key(const Credentials& cred) const {
   // The user's hash is part of the key, so that a reload with a new hash forgets nothing wrongly
   // (each BasicAuth also lives only as long as its configuration).
-  auto cred = parse_basic_credentials(authorization);
-  if (!cred) return {};
-  auto it = users_.find(cred->first);
-  std::string material = cred->first;
+  auto it = users_.find(cred.first);
+  std::string material = cred.first;
   material.push_back('\0');
   material += it == users_.end() ? "" : it->second;
   material.push_back('\0');
-  material += cred->second;
+  material += cred.second;
   return sha256(material);
 }
 
 std::optional<bool> BasicAuth::remembered(std::string_view authorization) const {
   if (open()) return true;
-  std::string k = key(authorization);
-  if (k.empty()) return false;  // no credentials, or not basic ones: nothing to verify
+  auto cred = parse_basic_credentials(authorization);
+  if (!cred) return false;  // no credentials, or not basic ones: nothing to verify
+  std::string k = key(*cred);
   std::lock_guard lock(mu_);
   auto it = verdicts_.find(k);
   if (it == verdicts_.end()) return std::nullopt;
@@ -87,7 +86,7 @@ bool BasicAuth::verify(std::string_view authorization) {
   auto it = users_.find(cred->first);
   bool known = it != users_.end();
   bool ok = bcrypt_matches(known ? it->second : kDecoyHash, cred->second) && known;
-  std::string k = key(authorization);
+  std::string k = key(*cred);
   std::lock_guard lock(mu_);
   if (verdicts_.size() >= kMaxVerdicts) verdicts_.clear();
   verdicts_[k] = ok;

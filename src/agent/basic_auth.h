@@ -40,7 +40,8 @@ class BasicAuth {
   }
 
  private:
-  std::string key(std::string_view authorization) const;
+  using Credentials = std::pair<std::string, std::string>;  // user, password
+  std::string key(const Credentials& cred) const;
 
   std::map<std::string, std::string> users_;
   mutable std::mutex mu_;

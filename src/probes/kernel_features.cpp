@@ -124,8 +124,10 @@ ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& secti
       missing_vectors.insert(tp.substr(0, tp.rfind('_')));
   }
   if (!plan.fault_time) plan.unavailable.push_back({"fault time", fault_time_reason(fault_refused)});
+  // The frequent vectors are said missing (the rare ones are left untraced anyway where they
+  // never fired: rare_vectors.h).
   for (const auto& v : missing_vectors)
-    if (v == "local_timer" || v == "reschedule" || v == "call_function")
+    if (auto id = sources::vector_of_tracepoint(v); id && sources::vector_is_frequent(*id))
       plan.unavailable.push_back({"irq:" + v, "this kernel has no irq_vectors:" + v + " tracepoints (not x86?)"});
   return plan;
 }
