@@ -187,6 +187,7 @@ std::pair<double, int> mann_kendall(const std::vector<double>& x) {
 
 double theil_sen_slope(const std::vector<double>& x) {
   std::vector<double> slopes;
+  slopes.reserve(x.size() * (x.size() - (x.empty() ? 0 : 1)) / 2);
   for (size_t i = 0; i < x.size(); ++i)
     for (size_t j = i + 1; j < x.size(); ++j) slopes.push_back((x[j] - x[i]) / double(j - i));
   return slopes.empty() ? 0.0 : stats::median(std::move(slopes));
