@@ -296,10 +296,6 @@ struct nw_leaving {
   struct nw_comm comm;
 };
 
-// Preemption or contention by task `pid`. Called from sched_switch only (interrupts off), so the
-// entry cannot be rewritten under us; a different task (or kind) evicts the entry into the hash.
-// Inlined: in a switch storm it runs at every switch, where a call costs more than the ~1 ms of
-// verification it would save at start-up.
 // A cache entry's record moves to the hash when another source needs the entry: rare (8 times in
 // 300 k round trips of a switch storm), so out of line, verified once instead of on every path of
 // on_switch that records.
@@ -308,6 +304,10 @@ __noinline int evict_cached(struct nw_noise_entry *e) {
   return 0;
 }
 
+// Preemption or contention by task `pid`. Called from sched_switch only (interrupts off), so the
+// entry cannot be rewritten under us; a different task (or kind) evicts the entry into the hash.
+// Inlined: in a switch storm it runs at every switch, where a call costs more than the ~1 ms of
+// verification it would save at start-up.
 static __always_inline void record_cached(__u32 kind, __u32 pid, struct nw_comm c, __u64 dur) {
   __u32 idx = pid & (NW_PREEMPT_CACHE - 1);
   struct nw_noise_entry *e = bpf_map_lookup_elem(&preempt_cache, &idx);
