@@ -5,8 +5,9 @@
 // first field (se.sum_exec_runtime), the same CPU as stat's `processor`, the same names as comm.
 // A task a security module protects from inspection (root's readlink of its /proc/<pid>/ns
 // refused) is not iterated, where /proc lists it: stock kernels have none; this project's VMs
-// protect their supervisor so. Part of the probe's object (its own object would parse the kernel's BTF again: +12 ms once);
-// loaded only where the kernel has task iterators (probes/kernel_features.cpp).
+// protect their supervisor so. Part of the probe's object (its own object would parse the
+// kernel's BTF again: +12 ms once); loaded only where the kernel has task iterators
+// (probes/kernel_features.cpp).
 #include "task_times.h"
 
 // A task's number in the pid namespace at `level` (the reader's, as its /proc shows it), 0 when
@@ -27,14 +28,15 @@ int task_times(struct bpf_iter__task *ctx) {
   // /proc (inside a container, the container's numbers).
   struct task_struct *me = bpf_get_current_task_btf();
   __u32 level = BPF_CORE_READ(me, thread_pid, level);
+  struct task_struct *leader = BPF_CORE_READ(t, group_leader);
   struct nw_task_time r = {};
   r.tid = pid_at(t, level);
-  r.pid = pid_at(BPF_CORE_READ(t, group_leader), level);
+  r.pid = pid_at(leader, level);
   if (!r.tid || !r.pid) return 0;
   r.runtime_ns = BPF_CORE_READ(t, se.sum_exec_runtime);
   r.cpu = BPF_CORE_READ(t, thread_info.cpu);
   BPF_CORE_READ_STR_INTO(&r.comm, t, comm);
-  BPF_CORE_READ_STR_INTO(&r.process_comm, t, group_leader, comm);
+  BPF_CORE_READ_STR_INTO(&r.process_comm, leader, comm);
   bpf_seq_write(ctx->meta->seq, &r, sizeof r);
   return 0;
 }

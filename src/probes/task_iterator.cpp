@@ -39,8 +39,7 @@ std::optional<std::vector<sys::TaskTime>> read_task_iterator(int link_fd) {
       out.push_back({.pid = pid_t(r.pid),
                      .tid = pid_t(r.tid),
                      .runtime_ns = r.runtime_ns,
-                     .cpu = r.cpu,
-                     .comm = name_of(r.comm),
+                     .place = sys::TaskPlace{.comm = name_of(r.comm), .cpu = r.cpu},
                      .process_comm = name_of(r.process_comm)});
     }
     carry = bytes - whole * sizeof(nw_task_time);

@@ -13,10 +13,11 @@ namespace nw::runner {
 
 class HeldChild {
  public:
-  // Starts the child (a clone sharing noisewatch's memory until its execve); it pins itself to `cpus` (when non-empty), applies the per-benchmark knobs of
-  // `setup` (ASLR off, SCHED_FIFO, nice, environment), restores default signal handling and
-  // waits for release(). Throws nw::Error when fork fails or the child cannot be set up (the
-  // message says which step and why; the child exits 125).
+  // Starts the child (a clone sharing noisewatch's memory until its execve); it pins itself to
+  // `cpus` (when non-empty), applies the per-benchmark knobs of `setup` (ASLR off, SCHED_FIFO,
+  // nice, environment), restores default signal handling and waits for release(). Throws
+  // nw::Error when the clone fails or the child cannot be set up (the message says which step and
+  // why; the child exits 125).
   HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus, const BenchmarkSetup& setup = {});
   ~HeldChild();
   HeldChild(const HeldChild&) = delete;

@@ -27,7 +27,7 @@ std::vector<Neighbour> busiest_neighbours(const std::vector<sys::TaskTime>& befo
     const uint64_t ran = same_task ? t.runtime_ns - it->second->runtime_ns : t.runtime_ns;
     if (ran == 0) continue;  // most tasks slept throughout: no second read for them
     // The task iterator gives the place with the times; /proc needs a read of the task's stat.
-    auto place = t.comm.empty() ? place_of(t.pid, t.tid) : std::optional<sys::TaskPlace>({t.comm, t.cpu});
+    auto place = t.place ? t.place : place_of(t.pid, t.tid);
     if (!place || std::find(benchmark_cpus.begin(), benchmark_cpus.end(), place->cpu) != benchmark_cpus.end())
       continue;
     if (!t.process_comm.empty()) process_comm[t.pid] = t.process_comm;

@@ -1,13 +1,14 @@
 // The neighbours of one repetition (issue #24 §4): the processes that ran on the other CPUs
 // while the benchmark ran. They share the caches, the memory bandwidth and (on a VM) the host's
 // CPUs with it, and no probe charges them: the report correlates them with what stays
-// unexplained. Two snapshots of every task's run time (system/task_times.h), one before the
-// benchmark is released and one after it is reaped, so that their cost stays outside its timed
-// window (read through the kernel's task iterator: probes/task_iterator.h); the difference per process is what each neighbour ran meanwhile. A task that starts
-// and ends between the snapshots is not seen. The snapshot after a repetition is also the one
-// before the next (one scan of /proc per repetition, not two: 0.85 ms with ~200 tasks on this
-// VM, against a repetition of hyperfine's kind lasting 2 ms); a neighbour busy in the gap between
-// them (noisewatch's own work between repetitions, about a millisecond) is counted with it.
+// unexplained. Two snapshots of every task's run time (the kernel's task iterator,
+// probes/task_iterator.h, or /proc: system/task_times.h), one before the benchmark is released
+// and one after it is reaped, so that their cost stays outside its timed window; the difference
+// per process is what each neighbour ran meanwhile. A task that starts and ends between the
+// snapshots is not seen. The snapshot after a repetition is also the one before the next (one
+// snapshot per repetition, not two: ~0.1 ms through the iterator with ~200 tasks on this VM,
+// 0.85 ms through /proc, against a repetition of hyperfine's kind lasting 2 ms); a neighbour busy
+// in the gap between them (noisewatch's own work between repetitions) is counted with it.
 #pragma once
 #include <sys/types.h>
 

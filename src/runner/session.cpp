@@ -190,7 +190,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     auto events = probe.collect(true);
     const auto throttled_ns = throttle.elapsed();
     timing::lap("collect");
-    auto neighbours_now = neighbours.after();  // a lap of its own: the /proc scan
+    auto neighbours_now = neighbours.after();  // a lap of its own: every task's run time
     timing::lap("neighbours");
     probes::WindowReadout marks;
     if (windows) {

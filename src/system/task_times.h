@@ -13,24 +13,26 @@
 
 namespace nw::sys {
 
-struct TaskTime {
-  pid_t pid = 0;  // the process (thread group)
-  pid_t tid = 0;  // the task (thread)
-  uint64_t runtime_ns = 0;  // /proc/<pid>/task/<tid>/schedstat, first field: exact, in ns
-  // Where the task last ran and the names, when the reader had them at no cost (the kernel's task
-  // iterator, probes/task_iterator.h); /proc's reader leaves them empty (read_task_place, then).
-  int cpu = -1;
-  std::string comm, process_comm;
-};
-
-// Every task under /proc (tasks that end while it reads are skipped), in no particular order.
-std::vector<TaskTime> read_task_times();
-
 // A task's name and the CPU it last ran on, from /proc/<pid>/task/<tid>/stat.
 struct TaskPlace {
   std::string comm;
   int cpu = -1;
 };
+
+struct TaskTime {
+  pid_t pid = 0;  // the process (thread group)
+  pid_t tid = 0;  // the task (thread)
+  uint64_t runtime_ns = 0;  // /proc/<pid>/task/<tid>/schedstat, first field: exact, in ns
+  // The task's place and its process's name, when the reader had them at no cost (the kernel's
+  // task iterator, probes/task_iterator.h); /proc's reader leaves them out (read_task_place and
+  // read_process_comm give them, a read each).
+  std::optional<TaskPlace> place;
+  std::string process_comm;
+};
+
+// Every task under /proc (tasks that end while it reads are skipped), in no particular order.
+std::vector<TaskTime> read_task_times();
+
 // Parses one stat line (comm may contain spaces and parentheses; `processor` is field 39).
 std::optional<TaskPlace> parse_task_place(std::string_view stat_line);
 std::optional<TaskPlace> read_task_place(pid_t pid, pid_t tid);

@@ -79,7 +79,8 @@ TEST(TaskIteratorE2E, AgreesWithProcTaskByTask) {
     ASSERT_NE(it, seen.end()) << "task " << key.first << "/" << key.second << " is in /proc but not iterated";
     EXPECT_GE(it->second.runtime_ns, b.runtime_ns) << key.second;
     EXPECT_LE(it->second.runtime_ns, a->second.runtime_ns) << key.second;
-    EXPECT_FALSE(it->second.comm.empty()) << key.second;
+    ASSERT_TRUE(it->second.place) << key.second;
+    EXPECT_FALSE(it->second.place->comm.empty()) << key.second;
     EXPECT_FALSE(it->second.process_comm.empty()) << key.second;
   }
   EXPECT_GT(common, 20u);
@@ -89,12 +90,14 @@ TEST(TaskIteratorE2E, AgreesWithProcTaskByTask) {
 
   auto mine = seen.find({getpid(), tid.load()});
   ASSERT_NE(mine, seen.end());
-  EXPECT_EQ(mine->second.comm, "nw-iter-busy");
+  ASSERT_TRUE(mine->second.place);
+  EXPECT_EQ(mine->second.place->comm, "nw-iter-busy");
   EXPECT_EQ(mine->second.process_comm, sys::read_process_comm(getpid()));
-  EXPECT_EQ(mine->second.cpu, 1);
+  EXPECT_EQ(mine->second.place->cpu, 1);
   auto place = sys::read_task_place(getpid(), getpid());
   ASSERT_TRUE(place);
-  EXPECT_EQ(seen.at({getpid(), getpid()}).comm, place->comm);
+  ASSERT_TRUE(seen.at({getpid(), getpid()}).place);
+  EXPECT_EQ(seen.at({getpid(), getpid()}).place->comm, place->comm);
 }
 
 // In a new pid namespace the reader sees its own namespace, numbered as there: itself as pid 1

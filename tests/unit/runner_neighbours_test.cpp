@@ -77,7 +77,7 @@ TEST(Neighbours, PlacesAndNamesFromTheSnapshotWhenItHasThem) {
     return std::string{};
   };
   auto task = [](pid_t pid, pid_t tid, uint64_t ns, int cpu, const char* comm, const char* process) {
-    return TaskTime{.pid = pid, .tid = tid, .runtime_ns = ns, .cpu = cpu, .comm = comm, .process_comm = process};
+    return TaskTime{.pid = pid, .tid = tid, .runtime_ns = ns, .place = TaskPlace{comm, cpu}, .process_comm = process};
   };
   const std::vector<TaskTime> before = {task(200, 200, 0, 0, "db", "db"), task(200, 201, 0, 2, "db-worker", "db"),
                                         task(300, 300, 0, 1, "on-bench-cpu", "on-bench-cpu")};
