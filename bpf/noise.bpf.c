@@ -164,14 +164,17 @@ static __always_inline struct nw_probe_stats *stats(void) {
   return bpf_map_lookup_elem(&probe_stats, &zero);
 }
 
-static __always_inline struct nw_task_info *tracked_info(struct task_struct *t) {
-  __u32 pid = t->pid, idx = pid & slot_mask;
+// `pid`: t->pid, when the caller has it (each read of a task field is a load of its own).
+static __always_inline struct nw_task_info *tracked_pid(struct task_struct *t, __u32 pid) {
+  __u32 idx = pid & slot_mask;
   struct nw_task_info *ti = bpf_map_lookup_elem(&task_slots, &idx);
   if (ti && ti->pid == pid && ti->gen == generation) return ti;
   if (!overflow_tasks) return 0;
   ti = bpf_task_storage_get(&task_overflow, t, 0, 0);
   return ti && ti->gen == generation ? ti : 0;
 }
+
+static __always_inline struct nw_task_info *tracked_info(struct task_struct *t) { return tracked_pid(t, t->pid); }
 
 // Does time taken on this CPU now delay a tracked task? (During a throttle episode it delays the
 // throttled ones: an interrupt then is charged as itself and left out of the episode.)
@@ -354,19 +357,18 @@ static __always_inline void split_level(struct nw_cpu_state *s, __u64 *start, __
 // blocking's time), from now on it delays the task. Without the cut, the part before the wake-up
 // would count twice (in blocking and in irq/softirq), and be subtracted from a wait span that
 // never contained it. Innermost level first (a hard IRQ or vector can sit inside a softirq).
-static __always_inline void split_open_interrupts(__u32 cpu) {
-  struct nw_cpu_state *s = cpu_at(cpu);
-  if (!s || affected(s) || !(s->irq_start | s->vec_start | s->softirq_start)) return;
+static __always_inline void split_open_interrupts(struct nw_cpu_state *s) {
+  if (affected(s) || !(s->irq_start | s->vec_start | s->softirq_start)) return;
   __u64 t = bpf_ktime_get_ns();
   split_level(s, &s->irq_start, &s->irq_intr0, t);
   split_level(s, &s->vec_start, &s->vec_intr0, t);
   split_level(s, &s->softirq_start, &s->softirq_intr0, t);
 }
 
-// `steal`: the CPU's accounted steal now (its runqueue clock just updated), or 0 when unknown.
-static __always_inline void wait_begin(__u32 cpu, __u64 now, __u64 steal) {
-  struct nw_cpu_state *s = cpu_at(cpu);
-  if (!s) return;
+// A tracked task starts waiting on the CPU whose state is `s`. `steal`: that CPU's accounted
+// steal now (its runqueue clock just updated), or 0 when unknown. (Callers look the state up: on
+// the hot paths it is the one they already hold.)
+static __always_inline void wait_begin(struct nw_cpu_state *s, __u64 now, __u64 steal) {
   if (__sync_fetch_and_add(&s->waiting, 1) == 0) {
     // The running task (another process, or one of the benchmark's own) starts taking time from
     // us only now.
@@ -376,8 +378,7 @@ static __always_inline void wait_begin(__u32 cpu, __u64 now, __u64 steal) {
   }
 }
 
-static __always_inline void wait_end(__u32 cpu) {
-  struct nw_cpu_state *s = cpu_at(cpu);
+static __always_inline void wait_end(struct nw_cpu_state *s) {
   if (s && s->waiting > 0) __sync_fetch_and_add(&s->waiting, -1);
 }
 
@@ -524,7 +525,7 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu
     if (span) record(NW_KIND_PREEMPT, s->curr_pid, s->curr_comm, span);
   }
   if (pi && pi->phase == NW_PHASE_WAITING) {
-    wait_end(pi->cpu);
+    wait_end(cpu_at(pi->cpu));
     pi->phase = NW_PHASE_RUNNING;
     pi->cpu = cpu;
   }
@@ -543,21 +544,25 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu
 // throttle:<the throttled group> at its next switch-in. Kernels that throttle per task (6.18: the
 // task is dequeued on its way back to user space, p->throttled) say so on the task; older ones
 // only on the group's runqueues (cfs_rq->throttle_count counts the throttled levels above and
-// at the task's own). Returns the throttled group's kernfs id (low 32 bits), or 0.
-// Out of line (a global function: the verifier checks it, loop included, once, not on every path
-// of on_switch that reaches it; on_switch's verification is most of noisewatch's start-up).
+// at the task's own).
+// Is the task leaving throttled? Asked at every involuntary switch of a tracked task (two of
+// five in a switch storm), so one or two direct loads, inline: through bpf_probe_read_kernel
+// (BPF_CORE_READ) this question was half of on_switch's cost (~65 ns a call, 27 ns a switch).
+static __always_inline bool throttle_suspect(struct task_struct *p) {
+  struct task_struct *u = bpf_rdonly_cast(p, bpf_core_type_id_kernel(struct task_struct));
+  if (bpf_core_field_exists(u->throttled)) return u->throttled;
+  if (!bpf_core_field_exists(struct cfs_rq, throttle_count)) return false;
+  struct cfs_rq *own = u->se.cfs_rq;
+  return own && own->throttle_count > 0;
+}
+
+// The throttled group of a task throttle_suspect() answered yes for: its kernfs id (low 32 bits),
+// or 1 when the level is not found. A throttled group's runqueue and those of all the groups
+// below it have a throttle_count, so it is the highest one up the task's entity chain that has
+// one. Out of line (a global function: the verifier checks it, loop included, once, not on every
+// path of on_switch that reaches it; on_switch's verification is most of noisewatch's start-up).
 __noinline __u32 throttled_group(struct task_struct *p __attribute__((btf_decl_tag("arg:trusted")))) {
   if (!p) return 0;
-  if (bpf_core_field_exists(p->throttled)) {
-    if (!BPF_CORE_READ(p, throttled)) return 0;
-  } else if (bpf_core_field_exists(struct cfs_rq, throttle_count)) {
-    struct cfs_rq *own = BPF_CORE_READ(p, se.cfs_rq);
-    if (!own || BPF_CORE_READ(own, throttle_count) <= 0) return 0;
-  } else {
-    return 0;
-  }
-  // The throttled level: a throttled group's runqueue and those of all the groups below it have
-  // a throttle_count, so it is the highest one up the task's entity chain that has one.
   struct cfs_rq *top = 0;
   struct sched_entity *se = &p->se;
   for (int level = 0; level < 8 && se; level++) {
@@ -581,7 +586,7 @@ __noinline __u32 throttled_group(struct task_struct *p __attribute__((btf_decl_t
 __noinline int throttle_end(struct nw_cpu_state *s, struct nw_task_info *ti, __u64 now) {
   if (!s || !ti) return 0;
   if (ti->throttle_epoch != s->throttle_epoch || s->throttled_n <= 0) {
-    wait_end(ti->cpu);
+    wait_end(cpu_at(ti->cpu));
     return 0;
   }
   // Less the interrupts and steal in it, charged as themselves (the CPU counts as affected).
@@ -603,8 +608,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   struct nw_cpu_state *s = cpu_at(cpu);
   if (!s) return 0;
   __u32 prev_pid = prev->pid, next_pid = next->pid;
-  struct nw_task_info *pi = prev_pid ? tracked_info(prev) : 0;
-  struct nw_task_info *ni = next_pid ? tracked_info(next) : 0;
+  struct nw_task_info *pi = prev_pid ? tracked_pid(prev, prev_pid) : 0;
+  struct nw_task_info *ni = next_pid ? tracked_pid(next, next_pid) : 0;
   __u32 sib = s->sibling;
   struct nw_leaving lv = {.now = now, .pid = prev_pid, .tracked = pi != 0, .comm = comm_of(prev)};
 
@@ -654,10 +659,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     // counts (see NW_TASK_EXITING).
     bool counts = !(pi->flags & NW_TASK_EXITING);
     held_slice_end(pi, steal);
-    pi->ts = now;
     pi->cpu = cpu;
     if (preempt || prev_state == 0) {  // TASK_RUNNING
-      __u32 throttled = throttled_group(prev);
+      __u32 throttled = throttle_suspect(prev) ? throttled_group(prev) : 0;
       if (throttled) {
         // Runnable, so not blocking; but no task of ours waits on this runqueue either: it is
         // this CPU's throttle episode, opened by the first of them.
@@ -697,7 +701,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   if (ni) {
     if (windows_on && windows_exec_on) exec_window_switch_in(next_pid);
     if (ni->phase == NW_PHASE_WAITING)
-      wait_end(ni->cpu);
+      wait_end(ni->cpu == cpu ? s : cpu_at(ni->cpu));
     else if (ni->phase == NW_PHASE_THROTTLED)
       throttle_end(cpu_at(ni->cpu), ni, now);
     else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
@@ -708,7 +712,6 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     }
     if (ni->flags & NW_TASK_FAULT_PAUSED) fault_resume(ni, s);
     ni->phase = NW_PHASE_RUNNING;
-    ni->ts = now;
     ni->cpu = cpu;
     s->curr_tracked = 1;
     s->tracked_since = now;
@@ -819,6 +822,8 @@ static __always_inline int on_wake(struct task_struct *p) {
   if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING || ti->phase == NW_PHASE_THROTTLED)
     return 0;
   __u32 cpu = task_cpu_of(p);
+  struct nw_cpu_state *s = cpu_at(cpu);
+  if (!s) return 0;
   // The runqueue the task was just queued on (or runs on), its clock just updated. Reached once
   // (see rq_of on the verifier's cost of walking pointers).
   struct rq *rq = rq_of(p);
@@ -829,8 +834,7 @@ static __always_inline int on_wake(struct task_struct *p) {
   // count stuck, and charge every later slice of the benchmark there as preemption by itself.
   if (bpf_core_field_exists(p->on_cpu) && p->on_cpu) {
     ti->phase = NW_PHASE_RUNNING;
-    struct nw_cpu_state *s = cpu_at(cpu);
-    if (s && s->curr_pid == p->pid && !s->curr_tracked) {
+    if (s->curr_pid == p->pid && !s->curr_tracked) {
       s->curr_tracked = 1;
       s->tracked_since = now;
     }
@@ -838,11 +842,10 @@ static __always_inline int on_wake(struct task_struct *p) {
     return 0;
   }
   if (ti->phase == NW_PHASE_BLOCKED && idle_since) note_wake_cause(cpu);
-  if (cpu == bpf_get_smp_processor_id()) split_open_interrupts(cpu);
+  if (cpu == bpf_get_smp_processor_id()) split_open_interrupts(s);
   ti->phase = NW_PHASE_WAITING;
-  ti->ts = now;
   ti->cpu = cpu;
-  wait_begin(cpu, now, rq_steal(rq));
+  wait_begin(s, now, rq_steal(rq));
   activity_up(now);
   return 0;
 }
@@ -875,9 +878,10 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu) {
   if (from == (__u32)dest_cpu) return 0;
   record(NW_KIND_MIGRATE, (from << 16) | ((__u32)dest_cpu & 0xffff), 0, 0);
   if (ti->phase == NW_PHASE_WAITING) {
-    wait_end(ti->cpu);
+    wait_end(cpu_at(ti->cpu));
     ti->cpu = dest_cpu;
-    wait_begin(dest_cpu, sched_now(p), 0);  // still the source runqueue: its callers hold and update it
+    struct nw_cpu_state *to = cpu_at(dest_cpu);
+    if (to) wait_begin(to, sched_now(p), 0);  // still the source runqueue: its callers hold and update it
   }
   return 0;
 }

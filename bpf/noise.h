@@ -136,7 +136,6 @@ enum nw_task_flag {
  * pidfd as key). User space inserts NW_PHASE_NEW entries. An entry counts only while its `gen`
  * equals the program's `generation` global: bumping that forgets every tracked task at once. */
 struct nw_task_info {
-  __u64 ts;        /* when the task entered its phase */
   __u32 phase;
   __u32 cpu;       /* runqueue CPU while waiting */
   __u32 gen;
