@@ -34,24 +34,30 @@ char LICENSE[] SEC("license") = "GPL";
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, NW_MAX_TASK_SLOTS);  // user space: pid_max rounded up to a power of two
+  // user space: pid_max rounded up to a power of two, then the overflow part
+  __uint(max_entries, NW_MAX_TASK_SLOTS + NW_OVERFLOW_SLOTS);
   __type(key, __u32);
   __type(value, struct nw_task_info);
 } task_slots SEC(".maps");
 
-// Tracked tasks whose slot another tracked task already holds (pids equal modulo the slot count).
+// Tracked tasks whose slot another tracked task already holds (pids equal modulo the slot count):
+// the index of their entry in task_slots' overflow part. Every tracked task's entry is an element
+// of the one array, so the programs hold one kind of pointer for it: a second kind (the task
+// storage's own value) doubled the paths the verifier walks through on_switch, whose verification
+// is most of noisewatch's start-up (13,541 instructions processed; 7,466 with one kind).
 struct {
   __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
   __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, int);
-  __type(value, struct nw_task_info);
+  __type(value, __u32);
 } task_overflow SEC(".maps");
 
 const volatile __u32 slot_mask = NW_MAX_TASK_SLOTS - 1;
 // Entries from an older generation are ignored (see struct nw_task_info).
 __u32 generation = 1;
-// Entries put in task_overflow this generation; while 0, nothing needs looking up there.
-__u32 overflow_tasks;
+// Overflow entries handed out this generation (the next one is slot_mask + 1 + overflow_tasks);
+// while 0, nothing needs looking up in task_overflow.
+__u64 overflow_tasks;
 
 // The benchmark as a whole (all tracked tasks; user space clears these between repetitions):
 // how many of its tasks are running or runnable, and since when none is (0: some is, or it has
@@ -170,8 +176,11 @@ static __always_inline struct nw_task_info *tracked_pid(struct task_struct *t, _
   struct nw_task_info *ti = bpf_map_lookup_elem(&task_slots, &idx);
   if (ti && ti->pid == pid && ti->gen == generation) return ti;
   if (!overflow_tasks) return 0;
-  ti = bpf_task_storage_get(&task_overflow, t, 0, 0);
-  return ti && ti->gen == generation ? ti : 0;
+  __u32 *at = bpf_task_storage_get(&task_overflow, t, 0, 0);
+  if (!at) return 0;
+  idx = *at;
+  ti = bpf_map_lookup_elem(&task_slots, &idx);
+  return ti && ti->pid == pid && ti->gen == generation ? ti : 0;
 }
 
 static __always_inline struct nw_task_info *tracked_info(struct task_struct *t) { return tracked_pid(t, t->pid); }
@@ -291,13 +300,21 @@ static __always_inline struct nw_comm comm_of(struct task_struct *t) {
 }
 
 // The task leaving the CPU at a switch, as the out-of-line parts of on_switch need it (at most
-// five arguments reach a BPF function).
+// five arguments reach a BPF function). Built only where one of them is called: on the common
+// path its stores would be wasted.
 struct nw_leaving {
   __u64 now;  // the switch's scheduler clock
+  __u32 cpu;
   __u32 pid;
   __u32 tracked;
+  __u32 pad;
   struct nw_comm comm;
 };
+
+static __always_inline struct nw_leaving leaving(__u64 now, __u32 cpu, struct task_struct *prev, __u32 pid, bool tracked) {
+  struct nw_leaving lv = {.now = now, .cpu = cpu, .pid = pid, .tracked = tracked, .comm = comm_of(prev)};
+  return lv;
+}
 
 // A cache entry's record moves to the hash when another source needs the entry: rare (8 times in
 // 300 k round trips of a switch storm), so out of line, verified once instead of on every path of
@@ -513,8 +530,7 @@ __noinline int smt_switch(struct nw_cpu_state *s, struct nw_cpu_state *o, struct
 // runtime since it was picked, final here) says when: the span before that is charged to the
 // unseen task, the rest was `prev` running. (No usable slice, as for real-time tasks: the unseen
 // task is charged nothing.)
-__noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu, struct nw_leaving *lv,
-                      __u64 slice) {
+__noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, struct nw_leaving *lv, __u64 slice) {
   if (!s || !lv) return 0;
   __u64 now = lv->now;
   __u64 t_in = now > slice ? now - slice : 0;
@@ -527,7 +543,7 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, __u32 cpu
   if (pi && pi->phase == NW_PHASE_WAITING) {
     wait_end(cpu_at(pi->cpu));
     pi->phase = NW_PHASE_RUNNING;
-    pi->cpu = cpu;
+    pi->cpu = lv->cpu;
   }
   s->curr_pid = lv->pid;
   s->curr_tracked = pi ? 1 : 0;
@@ -599,6 +615,72 @@ __noinline int throttle_end(struct nw_cpu_state *s, struct nw_task_info *ti, __u
   return 0;
 }
 
+// 3. The tracked task leaving: preempted (still runnable) or blocking by its own choice. A task
+// preempted while it was getting ready to sleep (state already set, `preempt` true) is still on
+// the runqueue, so it waits; __schedule() counts that switch as involuntary too. `dead`: its last
+// switch. Steps 3 and 4 stay inline: as global functions (verified once each) they cost ~10 ns
+// a call at every switch of a tracked task on this project's VMs, where every return goes
+// through the kernel's return thunk (AMD's SRSO mitigation).
+static __always_inline void task_leaves(struct nw_cpu_state *s, struct nw_task_info *pi, struct task_struct *prev,
+                                        __u64 now, __u64 steal, __u32 cpu, bool runnable, bool dead) {
+  __u32 was = pi->phase;
+  if (pi->fault_start && !(pi->flags & NW_TASK_FAULT_PAUSED)) fault_pause(pi, s);
+  // Only this CPU writes its counts, under its runqueue lock. A thread past its exit no longer
+  // counts (see NW_TASK_EXITING).
+  bool counts = !(pi->flags & NW_TASK_EXITING);
+  held_slice_end(pi, steal);
+  pi->cpu = cpu;
+  if (runnable) {
+    __u32 throttled = throttle_suspect(prev) ? throttled_group(prev) : 0;
+    if (throttled) {
+      // Runnable, so not blocking; but no task of ours waits on this runqueue either: it is
+      // this CPU's throttle episode, opened by the first of them.
+      pi->phase = NW_PHASE_THROTTLED;
+      pi->throttle_epoch = s->throttle_epoch;
+      if (s->throttled_n++ == 0) {
+        s->throttle_since = now;
+        s->throttle_intr0 = s->intr_total;
+        s->throttle_cg = throttled;
+      }
+    } else {
+      pi->phase = NW_PHASE_WAITING;
+      __sync_fetch_and_add(&s->waiting, 1);
+    }
+    if (counts) s->switches_involuntary++;
+    if (was == NW_PHASE_NEW) activity_up(now);
+  } else {
+    pi->phase = NW_PHASE_BLOCKED;
+    if (counts) s->switches_voluntary++;
+    if (was != NW_PHASE_NEW) activity_down(now);
+    if (dead) {
+      // Its last switch: its runtime is final here (the scheduler updated it while dequeuing).
+      // A held child that never reached its execve ran nothing of the benchmark's.
+      __u64 rt = prev->se.sum_exec_runtime;
+      if (!(pi->flags & NW_TASK_HELD) && rt > pi->cpu_base) __sync_fetch_and_add(&cpu_ns, rt - pi->cpu_base);
+      pi->gen = 0;
+    }
+  }
+}
+
+// 4. A tracked task arriving (the caller sets the CPU's marks).
+static __always_inline void task_arrives(struct nw_cpu_state *s, struct nw_task_info *ni, __u64 now, __u64 steal,
+                                         __u32 cpu, __u32 pid) {
+  if (windows_on && windows_exec_on) exec_window_switch_in(pid);
+  if (ni->phase == NW_PHASE_WAITING)
+    wait_end(ni->cpu == cpu ? s : cpu_at(ni->cpu));
+  else if (ni->phase == NW_PHASE_THROTTLED)
+    throttle_end(cpu_at(ni->cpu), ni, now);
+  else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
+    activity_up(now);
+  if (ni->flags & NW_TASK_HELD) {
+    ni->held_since = bpf_ktime_get_ns();
+    ni->held_steal = steal;
+  }
+  if (ni->flags & NW_TASK_FAULT_PAUSED) fault_resume(ni, s);
+  ni->phase = NW_PHASE_RUNNING;
+  ni->cpu = cpu;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
@@ -609,9 +691,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   if (!s) return 0;
   __u32 prev_pid = prev->pid, next_pid = next->pid;
   struct nw_task_info *pi = prev_pid ? tracked_pid(prev, prev_pid) : 0;
-  struct nw_task_info *ni = next_pid ? tracked_pid(next, next_pid) : 0;
   __u32 sib = s->sibling;
-  struct nw_leaving lv = {.now = now, .pid = prev_pid, .tracked = pi != 0, .comm = comm_of(prev)};
 
   // 0. Hypervisor steal since the mark (the scheduler just updated it): taken from the benchmark
   // if it ran or waited here. It counts as nested time, so the waiting span below leaves it out.
@@ -622,14 +702,18 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     s->intr_total += d;
   }
   s->steal_mark = steal;
-  if (prev_pid != s->curr_pid) resync(s, pi, cpu, &lv, prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
+  if (prev_pid != s->curr_pid) {
+    struct nw_leaving lv = leaving(now, cpu, prev, prev_pid, pi != 0);
+    resync(s, pi, &lv, prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
+  }
 
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it:
   // preemption by another task, or contention when it is one of the benchmark's own. A watched
   // CPU charges everything but its measurer instead (watched_switch).
-  if (s->watched)
+  if (s->watched) {
+    struct nw_leaving lv = leaving(now, cpu, prev, prev_pid, pi != 0);
     watched_switch(s, &lv);
-  else if (s->waiting > 0 && s->throttled_n <= 0 && s->mark_ts && now > s->mark_ts) {
+  } else if (s->waiting > 0 && s->throttled_n <= 0 && s->mark_ts && now > s->mark_ts) {
     // (Not during a throttle episode: its tasks wait for the quota, and the episode is charged
     // the whole span, whoever runs meanwhile.)
     __u64 span = now - s->mark_ts;
@@ -642,55 +726,19 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
       // starts thousands of threads inserts a hash key per thread (a 10,000-thread storm: on_switch
       // 613 ns per call instead of 117, bench/RESULTS.md) and can fill the map. Preemption keeps
       // the pid: the advice names the process to stop.
-      record_cached(pi ? NW_KIND_CONTENTION : NW_KIND_PREEMPT, pi ? 0 : prev_pid, lv.comm, span);
+      record_cached(pi ? NW_KIND_CONTENTION : NW_KIND_PREEMPT, pi ? 0 : prev_pid, comm_of(prev), span);
     }
   }
 
   // 2. SMT: overlap of a non-idle sibling task with a tracked task on this core.
-  if (sib) smt_switch(s, cpu_at(sib - 1), &lv);
-
-  // 3. The tracked task leaving: preempted (still runnable) or blocking by its own choice. A task
-  // preempted while it was getting ready to sleep (state already set, `preempt` true) is still on
-  // the runqueue, so it waits; __schedule() counts that switch as involuntary too.
-  if (pi) {
-    __u32 was = pi->phase;
-    if (pi->fault_start && !(pi->flags & NW_TASK_FAULT_PAUSED)) fault_pause(pi, s);
-    // Only this CPU writes its counts, under its runqueue lock. A thread past its exit no longer
-    // counts (see NW_TASK_EXITING).
-    bool counts = !(pi->flags & NW_TASK_EXITING);
-    held_slice_end(pi, steal);
-    pi->cpu = cpu;
-    if (preempt || prev_state == 0) {  // TASK_RUNNING
-      __u32 throttled = throttle_suspect(prev) ? throttled_group(prev) : 0;
-      if (throttled) {
-        // Runnable, so not blocking; but no task of ours waits on this runqueue either: it is
-        // this CPU's throttle episode, opened by the first of them.
-        pi->phase = NW_PHASE_THROTTLED;
-        pi->throttle_epoch = s->throttle_epoch;
-        if (s->throttled_n++ == 0) {
-          s->throttle_since = now;
-          s->throttle_intr0 = s->intr_total;
-          s->throttle_cg = throttled;
-        }
-      } else {
-        pi->phase = NW_PHASE_WAITING;
-        __sync_fetch_and_add(&s->waiting, 1);
-      }
-      if (counts) s->switches_involuntary++;
-      if (was == NW_PHASE_NEW) activity_up(now);
-    } else {
-      pi->phase = NW_PHASE_BLOCKED;
-      if (counts) s->switches_voluntary++;
-      if (was != NW_PHASE_NEW) activity_down(now);
-      if (prev_state & TASK_DEAD_STATE) {
-        // Its last switch: its runtime is final here (the scheduler updated it while dequeuing).
-        // A held child that never reached its execve ran nothing of the benchmark's.
-        __u64 rt = prev->se.sum_exec_runtime;
-        if (!(pi->flags & NW_TASK_HELD) && rt > pi->cpu_base) __sync_fetch_and_add(&cpu_ns, rt - pi->cpu_base);
-        pi->gen = 0;
-      }
-    }
+  if (sib) {
+    struct nw_leaving lv = leaving(now, cpu, prev, prev_pid, pi != 0);
+    smt_switch(s, cpu_at(sib - 1), &lv);
   }
+
+  // 3. The task leaving.
+  if (pi) task_leaves(s, pi, prev, now, steal, cpu, preempt || prev_state == 0 /* TASK_RUNNING */,
+                      prev_state & TASK_DEAD_STATE);
 
   // 4. The task arriving. A CPU whose runqueue holds nothing but the arriving task (or that goes
   // idle) has nobody waiting on it: clearing the count here bounds the damage of any missed
@@ -698,27 +746,12 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   // the rest of the run. (The runqueue lock is held here, so nr_running is exact. Tasks of a
   // CFS-bandwidth-throttled group are not in it: their wait is the quota's, not charged.)
   if (next_pid == 0 || (rq && rq->nr_running <= 1)) s->waiting = 0;
-  if (ni) {
-    if (windows_on && windows_exec_on) exec_window_switch_in(next_pid);
-    if (ni->phase == NW_PHASE_WAITING)
-      wait_end(ni->cpu == cpu ? s : cpu_at(ni->cpu));
-    else if (ni->phase == NW_PHASE_THROTTLED)
-      throttle_end(cpu_at(ni->cpu), ni, now);
-    else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
-      activity_up(now);
-    if (ni->flags & NW_TASK_HELD) {
-      ni->held_since = bpf_ktime_get_ns();
-      ni->held_steal = steal;
-    }
-    if (ni->flags & NW_TASK_FAULT_PAUSED) fault_resume(ni, s);
-    ni->phase = NW_PHASE_RUNNING;
-    ni->cpu = cpu;
-    s->curr_tracked = 1;
-    s->tracked_since = now;
-  } else {
-    s->curr_tracked = 0;
-    s->tracked_since = 0;
-  }
+  // (The arriving task is looked up only now: a pointer held across the steps above doubles the
+  // paths the verifier walks through them, and its time is noisewatch's start-up.)
+  struct nw_task_info *ni = next_pid ? tracked_pid(next, next_pid) : 0;
+  if (ni) task_arrives(s, ni, now, steal, cpu, next_pid);
+  s->curr_tracked = ni != 0;
+  s->tracked_since = ni ? now : 0;
   s->curr_pid = next_pid;
   __builtin_memcpy(s->curr_comm, next->comm, NW_COMM_LEN);
   s->mark_ts = now;
@@ -898,22 +931,23 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
     *slot = init;
     return 0;
   }
-  // Another tracked task holds the slot. (Two forks racing for one free slot is not guarded: it
-  // needs two pids equal modulo the slot count created at the same instant.)
-  struct nw_task_info *ti = bpf_task_storage_get(&task_overflow, child, &init, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!ti) {
+  // Another tracked task holds the slot: the next entry of the overflow part, named in the child's
+  // task storage. (Two forks racing for one free slot is not guarded: it needs two pids equal
+  // modulo the slot count created at the same instant.)
+  __u64 n = __sync_fetch_and_add(&overflow_tasks, 1);
+  __u32 at = slot_mask + 1 + n;
+  slot = n < NW_OVERFLOW_SLOTS ? bpf_map_lookup_elem(&task_slots, &at) : 0;
+  __u32 *named = slot ? bpf_task_storage_get(&task_overflow, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) : 0;
+  if (!named) {
     struct nw_probe_stats *st = stats();
     if (st) st->lost_tracked++;
     return 0;
   }
-  *ti = init;
-  __sync_fetch_and_add(&overflow_tasks, 1);
+  *slot = init;
+  *named = at;
   return 0;
 }
 
-// The held child's execve: from here on its CPU time is the benchmark's. (Fires after the old
-// address space, noisewatch's copy, is torn down.) Later execs are the benchmark's own; with
-// --windows-exec any of them may begin a window.
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm) {
   struct nw_task_info *ti = tracked_info(p);

@@ -13,6 +13,10 @@
 /* Tracked tasks sit in a direct-mapped array indexed by pid & (slots - 1): user space sizes it to
  * pid_max rounded up to a power of two, at most this many. */
 #define NW_MAX_TASK_SLOTS 65536
+/* Entries after those (the overflow part of task_slots) for tracked tasks whose own slot another
+ * tracked task holds, handed out in order within a generation and named by the task's storage
+ * (task_overflow). Only tasks alive together with a pid equal modulo the slot count take one. */
+#define NW_OVERFLOW_SLOTS 8192
 /* Entries of the per-CPU cache of preemption records (direct-mapped by pid). */
 #define NW_PREEMPT_CACHE 16
 
@@ -108,7 +112,8 @@ struct nw_noise_entry {
 /* Per-CPU counters of the probe itself (BPF_MAP_TYPE_PERCPU_ARRAY, one element). */
 struct nw_probe_stats {
   __u64 lost_noise_keys;   /* noise_map full: an event could not be recorded */
-  __u64 lost_tracked;      /* no memory for a new thread's/child's task storage: not followed */
+  __u64 lost_tracked;      /* a new thread or child not followed: no memory for its task storage, or
+                              the overflow part of task_slots is full */
 };
 
 /* Phase of a tracked task, as the scheduler tracepoints last showed it. NEW: not seen yet (its
@@ -131,9 +136,9 @@ enum nw_task_flag {
   NW_TASK_FAULT_PAUSED = 4,
 };
 
-/* A tracked task: an element of the `task_slots` array (index pid & slot_mask) or, when another
- * tracked task holds that slot, of the `task_overflow` task storage (user space inserts with a
- * pidfd as key). User space inserts NW_PHASE_NEW entries. An entry counts only while its `gen`
+/* A tracked task: an element of the `task_slots` array, at index pid & slot_mask or, when another
+ * tracked task holds that slot, in the array's overflow part at the index its `task_overflow` task
+ * storage holds (user space inserts that with a pidfd as key). User space inserts NW_PHASE_NEW entries. An entry counts only while its `gen`
  * equals the program's `generation` global: bumping that forgets every tracked task at once. */
 struct nw_task_info {
   __u32 phase;

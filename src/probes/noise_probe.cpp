@@ -170,7 +170,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     unsigned long n = std::strtoul(forced, nullptr, 10);
     if (n >= 1 && n <= NW_MAX_TASK_SLOTS && (n & (n - 1)) == 0) slots = uint32_t(n);
   }
-  bpf_map__set_max_entries(skel->maps.task_slots, slots);
+  bpf_map__set_max_entries(skel->maps.task_slots, slots + NW_OVERFLOW_SLOTS);
   skel->rodata->slot_mask = slots - 1;
   impl_->slot_mask = slots - 1;
   configure_windows(skel, opts.windows, opts.windows_exec, opts.windows_exec_as_root, opts.call, opts.timeline);
@@ -298,16 +298,23 @@ void NoiseProbe::Impl::track(pid_t tid, uint32_t flags, uint64_t cpu_base) {
       throw Error(fmt::format("cannot track task {}: {}", tid, std::strerror(errno)));
     return;
   }
-  // Its slot is taken: task storage, keyed by a pidfd. PIDFD_THREAD (Linux 6.9) lets that name a
-  // thread that is not a process leader, as check's spinner threads are.
+  // Its slot is taken: the next entry of the overflow part, named in the task's storage, keyed by
+  // a pidfd. PIDFD_THREAD (Linux 6.9) lets that name a thread that is not a process leader, as
+  // check's spinner threads are.
+  uint64_t n = __atomic_fetch_add(&skel->bss->overflow_tasks, 1, __ATOMIC_RELAXED);
+  if (n >= NW_OVERFLOW_SLOTS)
+    throw Error(fmt::format("cannot track task {}: more than {} tracked tasks share pids modulo {}", tid,
+                            NW_OVERFLOW_SLOTS, slot_mask + 1));
+  uint32_t at = slot_mask + 1 + n;
+  if (bpf_map_update_elem(slots_fd, &at, &info, BPF_ANY))
+    throw Error(fmt::format("cannot track task {}: {}", tid, std::strerror(errno)));
   int pidfd = int(syscall(SYS_pidfd_open, tid, kPidfdThread));
   if (pidfd < 0 && errno == EINVAL) pidfd = int(syscall(SYS_pidfd_open, tid, 0));
   if (pidfd < 0) throw Error(fmt::format("cannot track task {}: pidfd_open: {}", tid, std::strerror(errno)));
-  int rc = bpf_map_update_elem(bpf_map__fd(skel->maps.task_overflow), &pidfd, &info, BPF_ANY);
+  int rc = bpf_map_update_elem(bpf_map__fd(skel->maps.task_overflow), &pidfd, &at, BPF_ANY);
   int err = errno;
   close(pidfd);
   if (rc) throw Error(fmt::format("cannot track task {}: {}", tid, std::strerror(err)));
-  __atomic_add_fetch(&skel->bss->overflow_tasks, 1, __ATOMIC_RELAXED);
 }
 
 void NoiseProbe::set_watched(int cpu, bool on) {
