@@ -579,13 +579,19 @@ static __always_inline bool throttle_suspect(struct task_struct *p) {
 // path of on_switch that reaches it; on_switch's verification is most of noisewatch's start-up).
 __noinline __u32 throttled_group(struct task_struct *p __attribute__((btf_decl_tag("arg:trusted")))) {
   if (!p) return 0;
+  // A sched_entity's fields, at offsets relocated through the task's own `se` (a sched_entity root
+  // of its own would cost libbpf a search of the kernel's types at every start-up).
+  __u32 se_at = bpf_core_field_offset(struct task_struct, se);
+  __u32 cfs_rq_at = bpf_core_field_offset(struct task_struct, se.cfs_rq) - se_at;
+  __u32 parent_at = bpf_core_field_offset(struct task_struct, se.parent) - se_at;
   struct cfs_rq *top = 0;
-  struct sched_entity *se = &p->se;
+  void *se = (void *)p + se_at;
   for (int level = 0; level < 8 && se; level++) {
-    struct cfs_rq *rq = BPF_CORE_READ(se, cfs_rq);
+    struct cfs_rq *rq = 0;
+    bpf_probe_read_kernel(&rq, sizeof rq, se + cfs_rq_at);
     if (!rq || BPF_CORE_READ(rq, throttle_count) <= 0) break;
     top = rq;
-    se = BPF_CORE_READ(se, parent);
+    bpf_probe_read_kernel(&se, sizeof se, se + parent_at);
   }
   if (top) {
     __u32 id = (__u32)BPF_CORE_READ(top, tg, css.cgroup, kn, id);

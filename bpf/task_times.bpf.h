@@ -10,18 +10,33 @@
 // (probes/kernel_features.cpp).
 #include "task_times.h"
 
+// The iterator's context and a pid's number as the kernel lays them out, declared here without
+// CO-RE: the context is the iterator's fixed ABI, and upid has begun with its `nr` since Linux
+// 2.6.24. Every kernel type libbpf relocates costs a search of the kernel's ~130,000 BTF types at
+// load (~0.75 ms each: with these three, 13 types were most of libbpf's own share of start-up).
+struct nw_iter_meta {
+  struct seq_file *seq;
+};
+struct nw_iter_task {
+  struct nw_iter_meta *meta;
+  struct task_struct *task;
+};
+struct nw_upid {
+  int nr;
+};
+
 // A task's number in the pid namespace at `level` (the reader's, as its /proc shows it), 0 when
 // it has none there.
 static __always_inline __u32 pid_at(struct task_struct *t, __u32 level) {
   struct pid *p = BPF_CORE_READ(t, thread_pid);
   if (!p || level >= 32 || level > BPF_CORE_READ(p, level)) return 0;
-  struct upid u = {};
+  struct nw_upid u = {};
   bpf_probe_read_kernel(&u, sizeof u, &p->numbers[level]);
   return u.nr;
 }
 
 SEC("iter/task")
-int task_times(struct bpf_iter__task *ctx) {
+int task_times(struct nw_iter_task *ctx) {
   struct task_struct *t = ctx->task;
   if (!t) return 0;
   // The iterator walks the reader's pid namespace; numbers are given as they are there, like
