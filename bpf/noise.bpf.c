@@ -43,8 +43,9 @@ struct {
 // Tracked tasks whose slot another tracked task already holds (pids equal modulo the slot count):
 // the index of their entry in task_slots' overflow part. Every tracked task's entry is an element
 // of the one array, so the programs hold one kind of pointer for it: a second kind (the task
-// storage's own value) doubled the paths the verifier walks through on_switch, whose verification
-// is most of noisewatch's start-up (13,541 instructions processed; 7,466 with one kind).
+// storage's own value) multiplied the paths the verifier walks through on_switch, whose
+// verification is the largest part of noisewatch's start-up. (With the arriving task looked up
+// late, see on_switch: 13,641 -> 6,166 instructions processed, 15-21 -> 7-8 ms.)
 struct {
   __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
   __uint(map_flags, BPF_F_NO_PREALLOC);
@@ -576,7 +577,7 @@ static __always_inline bool throttle_suspect(struct task_struct *p) {
 // or 1 when the level is not found. A throttled group's runqueue and those of all the groups
 // below it have a throttle_count, so it is the highest one up the task's entity chain that has
 // one. Out of line (a global function: the verifier checks it, loop included, once, not on every
-// path of on_switch that reaches it; on_switch's verification is most of noisewatch's start-up).
+// path of on_switch that reaches it; on_switch's verification is part of noisewatch's start-up).
 __noinline __u32 throttled_group(struct task_struct *p __attribute__((btf_decl_tag("arg:trusted")))) {
   if (!p) return 0;
   // A sched_entity's fields, at offsets relocated through the task's own `se` (a sched_entity root
