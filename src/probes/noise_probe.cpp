@@ -90,7 +90,8 @@ struct NoiseProbe::Impl {
   bool measures_steal = false;
   std::vector<uint32_t> untraced_vectors;
   sys::Interrupts interrupts_at_start;
-  std::set<int> with_sibling, with_cpufreq;  // read once here; the runner asks (machine limits)
+  std::set<int> with_sibling;  // read once here; the runner asks (machine limits)
+  std::map<int, uint64_t> cpufreq_khz;  // the CPUs a cpufreq driver serves: their frequency at start
 
   ~Impl() {
     markers.reset();  // their links and ring buffer before the object
@@ -175,6 +176,13 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   impl_->slot_mask = slots - 1;
   configure_windows(skel, opts.windows, opts.windows_exec, opts.windows_exec_as_root, opts.call, opts.timeline);
 
+  for (int c = 0; c < impl_->ncpus; ++c) {
+    std::string cur = read_file(fmt::format("/sys/devices/system/cpu/cpu{}/cpufreq/scaling_cur_freq", c));
+    if (!cur.empty()) impl_->cpufreq_khz[c] = std::stoull(cur);
+  }
+  // Without a cpufreq driver the frequency never changes as far as the kernel knows: no program
+  // to load, attach and detach (the run says why frequency is not measured).
+  if (impl_->cpufreq_khz.empty()) bpf_program__set_autoload(skel->progs.on_cpu_frequency, false);
   ProgramPlan plan = plan_programs(skel->obj, is_window_program);
   impl_->measures_steal = plan.measures_steal;
   impl_->untraced_vectors = plan.untraced_vectors;
@@ -218,10 +226,8 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
       if (cfg.sibling) impl_->with_sibling.insert(c);
     } catch (const std::exception&) {
     }
-    std::string cur = read_file(base + "cpufreq/scaling_cur_freq");
-    if (!cur.empty()) {
-      impl_->with_cpufreq.insert(c);
-      cfg.freq_khz = std::stoull(cur);
+    if (auto f = impl_->cpufreq_khz.find(c); f != impl_->cpufreq_khz.end()) {
+      cfg.freq_khz = f->second;
       cfg.freq_ts = sys::monotonic_ns();
     }
   }
@@ -469,7 +475,7 @@ std::vector<std::string> NoiseProbe::untraced_vectors_fired(const std::vector<in
 
 bool NoiseProbe::has_sibling(int cpu) const { return impl_->with_sibling.count(cpu) > 0; }
 
-bool NoiseProbe::has_cpufreq(int cpu) const { return impl_->with_cpufreq.count(cpu) > 0; }
+bool NoiseProbe::has_cpufreq(int cpu) const { return impl_->cpufreq_khz.count(cpu) > 0; }
 
 uint64_t NoiseProbe::cpu_ns() const { return __atomic_load_n(&impl_->skel->bss->cpu_ns, __ATOMIC_RELAXED); }
 
