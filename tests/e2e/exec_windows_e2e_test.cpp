@@ -38,6 +38,7 @@ TEST(ExecWindowsE2E, ShellLoopGivesOneWindowPerProcess) {
   Proc p = run_exec_windows(json, 2, spin.comm, {"/bin/sh", "-c", loop});
   ASSERT_EQ(p.status, 0) << p.err;
   auto rec = load_json(json);
+  SCOPED_TRACE("lost_events " + rec["lost_events"].dump() + ", record " + json);
   EXPECT_EQ(rec["windows_exec"], spin.comm);
   ASSERT_EQ(rec["process_runs"].size(), 2u);
   ASSERT_EQ(rec["runs"].size(), 12u) << rec["warnings"].dump();
@@ -62,7 +63,9 @@ TEST(ExecWindowsE2E, ShellLoopGivesOneWindowPerProcess) {
     EXPECT_GE(pr["wall_ns"].get<uint64_t>(), windows_wall + 150'000'000u);
     EXPECT_GE(pr["blocking_ns"].get<uint64_t>(), 150'000'000u);
   }
-  std::filesystem::remove(json);
+  // A failing record is kept for diagnosis (a rare failure seen only in CI: window 5 of process
+  // run 0 charged as blocking while the spin ran); its path is in the trace above.
+  if (!::testing::Test::HasFailure()) std::filesystem::remove(json);
 }
 
 TEST(ExecWindowsE2E, ANameNoProcessRunsIsOneLineAndExit125) {
