@@ -955,6 +955,9 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
   return 0;
 }
 
+// The held child's execve: from here on its CPU time is the benchmark's. (Fires once the child
+// has left the memory it shared with noisewatch for its own.) Later execs are the benchmark's own;
+// with --windows-exec any of them may begin a window.
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm) {
   struct nw_task_info *ti = tracked_info(p);

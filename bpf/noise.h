@@ -138,8 +138,9 @@ enum nw_task_flag {
 
 /* A tracked task: an element of the `task_slots` array, at index pid & slot_mask or, when another
  * tracked task holds that slot, in the array's overflow part at the index its `task_overflow` task
- * storage holds (user space inserts that with a pidfd as key). User space inserts NW_PHASE_NEW entries. An entry counts only while its `gen`
- * equals the program's `generation` global: bumping that forgets every tracked task at once. */
+ * storage holds (user space inserts that with a pidfd as key). User space inserts NW_PHASE_NEW
+ * entries. An entry counts only while its `gen` equals the program's `generation` global: bumping
+ * that forgets every tracked task at once. */
 struct nw_task_info {
   __u32 phase;
   __u32 cpu;       /* runqueue CPU while waiting */

@@ -166,7 +166,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   uint32_t slots = 1;
   while (slots < NW_MAX_TASK_SLOTS && slots < pid_max) slots <<= 1;
   // Testing knob: NOISEWATCH_TASK_SLOTS=N (a power of two) shrinks the array so that tracked
-  // tasks collide and take the task-storage path, which a real pid_max seldom exercises.
+  // tasks collide and take the overflow path, which a real pid_max seldom exercises.
   if (const char* forced = getenv("NOISEWATCH_TASK_SLOTS")) {
     unsigned long n = std::strtoul(forced, nullptr, 10);
     if (n >= 1 && n <= NW_MAX_TASK_SLOTS && (n & (n - 1)) == 0) slots = uint32_t(n);
@@ -333,8 +333,9 @@ void NoiseProbe::set_watched(int cpu, bool on) {
 }
 
 void NoiseProbe::untrack_all() {
-  // Every entry of the old generation stops counting at once; task storage frees itself with
-  // its task (or with the map), so nothing needs deleting.
+  // Every entry of the old generation stops counting at once, and the overflow part is handed out
+  // from its start again; task storage frees itself with its task (or with the map), so nothing
+  // needs deleting.
   __atomic_add_fetch(&impl_->skel->data->generation, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&impl_->skel->bss->overflow_tasks, 0, __ATOMIC_RELAXED);
   // The benchmark-wide activity count starts again from nothing tracked.

@@ -86,7 +86,8 @@ void threads_and_children_are_tracked() {
 TEST(RunE2E, ThreadsAndChildrenAreTracked) { threads_and_children_are_tracked(); }
 
 // Tracked tasks normally sit in a pid-indexed array; two tracked pids equal modulo its size go to
-// task-local storage instead. One slot forces every task but the first down that path.
+// the array's overflow part, named in task-local storage, instead. One slot forces every task but
+// the first down that path.
 TEST(RunE2E, ThreadsAndChildrenAreTrackedWhenTheirSlotsCollide) {
   setenv("NOISEWATCH_TASK_SLOTS", "1", 1);
   threads_and_children_are_tracked();
