@@ -54,6 +54,12 @@ struct {
 } task_overflow SEC(".maps");
 
 const volatile __u32 slot_mask = NW_MAX_TASK_SLOTS - 1;
+// Testing knob (NOISEWATCH_TEST_UNSEEN_COMM): tasks of this name are untraced, as this project's
+// VMs leave their init agent's threads (see resync): switches to or from them and wake-ups issued
+// while one is current are not seen. Only the e2e tests set it; unset, the verifier drops the
+// checks (a constant read from frozen .rodata), so they cost nothing.
+const volatile bool test_unseen_on = false;
+const volatile char test_unseen_comm[NW_COMM_LEN] = {};
 // Entries from an older generation are ignored (see struct nw_task_info).
 __u32 generation = 1;
 // Overflow entries handed out this generation (the next one is slot_mask + 1 + overflow_tasks);
@@ -185,6 +191,16 @@ static __always_inline struct nw_task_info *tracked_pid(struct task_struct *t, _
 }
 
 static __always_inline struct nw_task_info *tracked_info(struct task_struct *t) { return tracked_pid(t, t->pid); }
+
+static __always_inline bool test_unseen(struct task_struct *t) {
+  if (!test_unseen_on) return false;
+  for (int i = 0; i < NW_COMM_LEN; ++i) {
+    char c = t->comm[i];
+    if (c != test_unseen_comm[i]) return false;
+    if (!c) break;
+  }
+  return true;
+}
 
 // Does time taken on this CPU now delay a tracked task? (During a throttle episode it delays the
 // throttled ones: an interrupt then is charged as itself and left out of the episode.)
@@ -522,27 +538,41 @@ __noinline int smt_switch(struct nw_cpu_state *s, struct nw_cpu_state *o, struct
   return 0;
 }
 
+__noinline int throttle_end(struct nw_cpu_state *s, struct nw_task_info *ti, __u64 now);
+
 // A switch this probe never saw: the task it believed running on this CPU (curr_pid) is not the
-// one leaving now. Some kernels leave a task's switch-out untraced (seen on this project's VMs:
-// the init agent's threads never appear as the previous task of sched_switch; a tracing program
-// that could not run would do the same). Without this, a tracked task switched in unseen stays
-// "waiting" for good and every later slice of the benchmark on this CPU is charged as kept
-// waiting by itself. The unseen switch put `prev` on the CPU; its slice runtime (the scheduler's
-// runtime since it was picked, final here) says when: the span before that is charged to the
-// unseen task, the rest was `prev` running. (No usable slice, as for real-time tasks: the unseen
-// task is charged nothing.)
+// one leaving now. Some kernels leave switches untraced (seen on this project's VMs: every switch
+// to or from the init agent's threads, for ftrace's own sched_switch events too, and every wake-up
+// issued while one of them is current, even from an interrupt taken in it; a tracing program that
+// could not run would do the same). The unseen switch put `prev` on the CPU; its slice runtime
+// (the scheduler's runtime since it was picked, final here) says when: the span before that is
+// charged to the unseen task, the rest was `prev` running. (No usable slice, as for real-time
+// tasks: the unseen task is charged nothing.) `prev` has been running since then whatever this
+// probe last saw of it: a tracked task still "waiting" would stay so for good, and every later
+// slice of the benchmark on this CPU would be charged as kept waiting by itself; one still
+// "blocked" (its wake-up unseen too: a sleeper whose timer fired while an agent thread ran) would
+// leave the benchmark-wide count one short for the rest of the run, and the benchmark charged as
+// blocking while it ran.
 __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, struct nw_leaving *lv, __u64 slice) {
   if (!s || !lv) return 0;
   __u64 now = lv->now;
   __u64 t_in = now > slice ? now - slice : 0;
   if (t_in < s->mark_ts || t_in > now) t_in = s->mark_ts;
+  __u64 nested = s->intr_total - s->mark_intr;
   if (s->waiting > 0 && s->mark_ts && t_in > s->mark_ts && s->curr_pid) {
-    __u64 span = t_in - s->mark_ts, nested = s->intr_total - s->mark_intr;
+    __u64 span = t_in - s->mark_ts;
     span = span > nested ? span - nested : 0;
     if (span) record(NW_KIND_PREEMPT, s->curr_pid, s->curr_comm, span);
   }
-  if (pi && pi->phase == NW_PHASE_WAITING) {
-    wait_end(cpu_at(pi->cpu));
+  if (pi) {
+    if (pi->phase == NW_PHASE_WAITING)
+      wait_end(cpu_at(pi->cpu));
+    else if (pi->phase == NW_PHASE_THROTTLED)
+      throttle_end(cpu_at(pi->cpu), pi, t_in);
+    else if (pi->phase != NW_PHASE_RUNNING)  // NEW or BLOCKED: running since t_in
+      // Less every interrupt and steal since the last switch seen (the slice's runtime leaves
+      // them out): the blocking span it ends must not reach into the time the task ran.
+      activity_up(t_in > s->mark_ts + nested ? t_in - nested : s->mark_ts);
     pi->phase = NW_PHASE_RUNNING;
     pi->cpu = lv->cpu;
   }
@@ -691,6 +721,7 @@ static __always_inline void task_arrives(struct nw_cpu_state *s, struct nw_task_
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
+  if (test_unseen(prev) || test_unseen(next)) return 0;
   struct rq *rq = rq_of(next);  // this CPU's runqueue, locked, its clock just updated
   __u64 now = rq_clock(rq);
   __u32 cpu = bpf_get_smp_processor_id();
@@ -858,6 +889,7 @@ int BPF_PROG(on_csd_queue, unsigned int cpu, unsigned long callsite, void *func,
 }
 
 static __always_inline int on_wake(struct task_struct *p) {
+  if (test_unseen(bpf_get_current_task_btf())) return 0;
   struct nw_task_info *ti = tracked_info(p);
   if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING || ti->phase == NW_PHASE_THROTTLED)
     return 0;

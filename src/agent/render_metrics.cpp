@@ -28,7 +28,7 @@ void noise_families(Exposition& x, const AgentMetrics& m) {
   x.family("noisewatch_cpu_watched", "gauge", "1 for each CPU the noise probe charges everything on.");
   for (int cpu : m.watched_cpus) x.sample_int("noisewatch_cpu_watched", {{"cpu", std::to_string(cpu)}}, 1);
   x.family("noisewatch_lost_events_total", "counter",
-           "Events the eBPF probe could not record (its maps were full) since the agent started.");
+           "Events the eBPF probe could not record (a full map, or a program the kernel skipped) since the agent started.");
   x.sample_int("noisewatch_lost_events_total", {}, m.lost_events);
   x.family("noisewatch_probe_unavailable", "gauge",
            "1 for each probe this kernel cannot provide, with the reason.");

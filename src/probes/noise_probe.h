@@ -74,7 +74,7 @@ class NoiseProbe {
   void begin_run();
   // Per source and CPU since the last collect(reset=true).
   std::vector<NoiseEvent> collect(bool reset = true);
-  // Events that could not be recorded (maps full, etc.) since the probe was loaded.
+  // Events that could not be recorded (a full map, a program the kernel skipped) since the probe was loaded.
   uint64_t lost_events() const;
   // Context switches of tracked tasks as the probe saw them. Cumulative since load: take
   // differences.

@@ -11,10 +11,17 @@
  *                                       blocking:wait:nw_server)
  *   nw_blockers pingpong COUNT          two threads of the benchmark handing a turn over with a
  *                                       mutex and a condition variable COUNT times: they wait on
- *                                       each other, never all at once (no blocking) */
+ *                                       each other, never all at once (no blocking)
+ *   nw_blockers tick FIFO PERIOD_US CPU a timer-driven waker, run outside the benchmark, pinned to
+ *                                       CPU: writes one byte to FIFO every PERIOD_US; named
+ *                                       nw_ticker; reopens FIFO when its reader goes
+ *   nw_blockers take FIFO COUNT SPIN_US the benchmark as its reader: COUNT bytes, each followed by
+ *                                       SPIN_US of work (the ticker ends each wait) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +98,35 @@ static int ask(const char* req, const char* resp, long count) {
   return 0;
 }
 
+static int tick(const char* fifo, long period_us, int cpu) {
+  prctl(PR_SET_NAME, "nw_ticker");
+  signal(SIGPIPE, SIG_IGN);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof(set), &set)) return 3;
+  struct timespec ts = {period_us / 1000000, (period_us % 1000000) * 1000};
+  for (;;) {
+    int out = open(fifo, O_WRONLY);
+    if (out < 0) return 2;
+    char c = 't';
+    do nanosleep(&ts, NULL);
+    while (write(out, &c, 1) == 1);
+    close(out);
+  }
+}
+
+static int take(const char* fifo, long count, double spin) {
+  int in = open(fifo, O_RDONLY);
+  if (in < 0) return 2;
+  char c;
+  for (long i = 0; i < count; ++i) {
+    if (read(in, &c, 1) != 1) return 2;
+    spin_us(spin);
+  }
+  return 0;
+}
+
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static long turn, rounds;
@@ -123,7 +159,9 @@ int main(int argc, char** argv) {
   if (argc >= 5 && !strcmp(argv[1], "serve")) return serve(argv[2], argv[3], atof(argv[4]));
   if (argc >= 5 && !strcmp(argv[1], "ask")) return ask(argv[2], argv[3], atol(argv[4]));
   if (argc >= 3 && !strcmp(argv[1], "pingpong")) return pingpong(atol(argv[2]));
+  if (argc >= 5 && !strcmp(argv[1], "tick")) return tick(argv[2], atol(argv[3]), atoi(argv[4]));
+  if (argc >= 5 && !strcmp(argv[1], "take")) return take(argv[2], atol(argv[3]), atof(argv[4]));
   fprintf(stderr, "usage: nw_blockers sleep COUNT MICROS | read FILE COUNT | serve REQ RESP SPIN_US | "
-                  "ask REQ RESP COUNT | pingpong COUNT\n");
+                  "ask REQ RESP COUNT | pingpong COUNT | tick FIFO PERIOD_US CPU | take FIFO COUNT SPIN_US\n");
   return 2;
 }
