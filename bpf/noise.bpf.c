@@ -192,8 +192,9 @@ static __always_inline struct nw_task_info *tracked_pid(struct task_struct *t, _
 
 static __always_inline struct nw_task_info *tracked_info(struct task_struct *t) { return tracked_pid(t, t->pid); }
 
+// (Callers test test_unseen_on first: that keeps even the argument's evaluation, a helper call for
+// the current task, out of the programs when the knob is unset.)
 static __always_inline bool test_unseen(struct task_struct *t) {
-  if (!test_unseen_on) return false;
   for (int i = 0; i < NW_COMM_LEN; ++i) {
     char c = t->comm[i];
     if (c != test_unseen_comm[i]) return false;
@@ -721,7 +722,7 @@ static __always_inline void task_arrives(struct nw_cpu_state *s, struct nw_task_
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
              unsigned int prev_state) {
-  if (test_unseen(prev) || test_unseen(next)) return 0;
+  if (test_unseen_on && (test_unseen(prev) || test_unseen(next))) return 0;
   struct rq *rq = rq_of(next);  // this CPU's runqueue, locked, its clock just updated
   __u64 now = rq_clock(rq);
   __u32 cpu = bpf_get_smp_processor_id();
@@ -889,7 +890,7 @@ int BPF_PROG(on_csd_queue, unsigned int cpu, unsigned long callsite, void *func,
 }
 
 static __always_inline int on_wake(struct task_struct *p) {
-  if (test_unseen(bpf_get_current_task_btf())) return 0;
+  if (test_unseen_on && test_unseen(bpf_get_current_task_btf())) return 0;
   struct nw_task_info *ti = tracked_info(p);
   if (!ti || ti->phase == NW_PHASE_WAITING || ti->phase == NW_PHASE_RUNNING || ti->phase == NW_PHASE_THROTTLED)
     return 0;
