@@ -560,7 +560,9 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, struct nw
   __u64 t_in = now > slice ? now - slice : 0;
   if (t_in < s->mark_ts || t_in > now) t_in = s->mark_ts;
   __u64 nested = s->intr_total - s->mark_intr;
-  if (s->waiting > 0 && s->mark_ts && t_in > s->mark_ts && s->curr_pid) {
+  if (pi || s->curr_tracked || s->waiting > 0 || s->throttled_n > 0) s->switches_unseen++;
+  // (Not during a throttle episode, as in on_switch: the episode is charged the whole span.)
+  if (s->waiting > 0 && s->throttled_n <= 0 && s->mark_ts && t_in > s->mark_ts && s->curr_pid) {
     __u64 span = t_in - s->mark_ts;
     span = span > nested ? span - nested : 0;
     if (span) record(NW_KIND_PREEMPT, s->curr_pid, s->curr_comm, span);

@@ -210,6 +210,10 @@ struct nw_cpu_state {
    * user space can check them against getrusage(): voluntary = the task blocked, involuntary = it
    * was still runnable (preempted or yielded). Cumulative; user space takes differences. */
   __u64 switches_voluntary, switches_involuntary;
+  /* Switches this probe did not see where they touched the benchmark on this CPU (found by
+   * resync: a tracked task left or arrived unseen, or one waited here). The time around them is
+   * accounted by resync's reconstruction, not by events. Cumulative. */
+  __u64 switches_unseen;
   /* written on frequency changes */
   __u64 freq_khz, freq_ts, freq_khz_ns, freq_changes; /* kHz*ns integral up to freq_ts */
   /* Interrupt context on this CPU, for the cause of a wake-up issued here: the open levels'
@@ -223,7 +227,6 @@ struct nw_cpu_state {
   char wake_comm[NW_COMM_LEN];
   __u64 wake_late_ns;       /* NW_KIND_BLOCK_SLEEP: how late its timer fired */
   __u64 timer_late_ns;      /* the hrtimer expiring now on this CPU: how late it fired */
-  __u64 pad_tail[1];
 };
 
 /* ---- marked windows (--windows) and the timeline (--timeline) ---- */

@@ -475,6 +475,7 @@ SwitchCounts NoiseProbe::switches() const {
   for (int c = 0; c < impl_->ncpus; ++c) {
     n.voluntary += Impl::load(impl_->cpus[c].switches_voluntary);
     n.involuntary += Impl::load(impl_->cpus[c].switches_involuntary);
+    n.unseen += Impl::load(impl_->cpus[c].switches_unseen);
   }
   return n;
 }

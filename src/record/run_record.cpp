@@ -189,6 +189,7 @@ static json run_to_json(const RunSample& r) {
   if (r.probe_switches) {
     json ps = switches_to_json(r.probe_switches->seen);
     ps["before_tracking"] = switches_to_json(r.probe_switches->before_tracking);
+    ps["unseen"] = r.probe_switches->unseen;
     j["probe_switches"] = std::move(ps);
   }
   if (r.neighbours) {
@@ -379,6 +380,7 @@ RunSample run_from_json(const json& j, const std::string& where) {
     ProbeSwitches p;
     p.seen = switches_from_json(ps, w);
     if (ps.contains("before_tracking")) p.before_tracking = switches_from_json(ps["before_tracking"], w + ".before_tracking");
+    if (ps.contains("unseen")) get_opt(ps, "unseen", p.unseen, w);
     r.probe_switches = p;
   }
   if (j.contains("neighbours") && !j["neighbours"].is_null()) {

@@ -39,6 +39,7 @@ struct CounterValue {
 // task blocked, involuntary when it was still runnable.
 struct SwitchCounts {
   uint64_t voluntary = 0, involuntary = 0;
+  uint64_t unseen = 0;  // the probe's count only: see ProbeSwitches::unseen
 };
 
 // The benchmark's switches as the eBPF probe counted them, next to the switches the child made
@@ -46,6 +47,10 @@ struct SwitchCounts {
 // switch escaped the probe.
 struct ProbeSwitches {
   SwitchCounts seen, before_tracking;
+  // Switches the probe did not see where they touched the benchmark (a kernel that hides some
+  // tasks from tracing, as these VMs hide their init agent's threads): the run's accounting around
+  // them is reconstructed, not measured. Absent (0) in records of older versions.
+  uint64_t unseen = 0;
 };
 
 // A process that ran on another CPU than the benchmark's during one repetition (runner/neighbours.h):

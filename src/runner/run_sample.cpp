@@ -85,7 +85,8 @@ RunSample sample_from(bool probe_measures_steal, const ProbeReading& before, con
   s.neighbours = std::move(facts.neighbours);
   s.probe_switches = ProbeSwitches{{after.switches.voluntary - before.switches.voluntary,
                                     after.switches.involuntary - before.switches.involuntary},
-                                   facts.before_tracking};
+                                   facts.before_tracking,
+                                   after.switches.unseen - before.switches.unseen};
   s.minor_faults = uint64_t(r.usage.ru_minflt);
   s.major_faults = uint64_t(r.usage.ru_majflt);
   set_noise(s, events);

@@ -158,6 +158,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   timing::mark("session setup");
   if (ready) ready();
   const int total = plan.warmup + plan.runs;
+  uint64_t unseen_switches = 0;
 
   for (int i = 0; i < total; ++i) {
     timing::lap_start();
@@ -208,6 +209,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
                           .counters = counters ? counters->read_and_close() : std::map<std::string, CounterValue>{}};
     RunSample s = sample_from(probe.measures_steal(), before, after, std::move(facts), events);
     rec.interrupted = rec.interrupted || s.interrupted;
+    if (s.probe_switches) unseen_switches += s.probe_switches->unseen;
     timing::lap("collect");
     if (progress) progress(s, total);
     if (!windows) {
@@ -226,6 +228,12 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     if (stop_after(r, i, total, rec, out.exit_status)) break;
   }
   for (auto& w : probe.untraced_vectors_fired(pinned_cpus)) rec.warnings.push_back(std::move(w));
+  if (unseen_switches)
+    rec.warnings.push_back(fmt::format(
+        "{} context switch{} touching the benchmark went untraced (this kernel hides some tasks from tracing; on "
+        "these VMs, the init agent's threads): the time around {} is reconstructed from the scheduler's runtime, and "
+        "what the hidden task took is charged to the task seen before it or to no source",
+        unseen_switches, unseen_switches == 1 ? "" : "es", unseen_switches == 1 ? "it" : "them"));
   if (tl) finish_timeline(*tl, probe, rec, plan.timeline);
   if (windows)
     if (auto w = windows->cost_warning(rec.runs)) rec.warnings.push_back(*w);

@@ -69,11 +69,18 @@ nlohmann::json run_in_group(const QuotaGroup& group, const std::string& cpus, co
 // time (on one CPU: own CPU time + blocking + everything charged but contention is the wall
 // time within 5 %; on several, never above wall x CPUs); and it agrees with the group's own
 // cpu.stat within 10 % (median over the runs).
+// A run with switches the kernel did not trace (probe_switches.unseen: on these VMs the init
+// agent's threads, which a busy agent puts on the benchmark's CPU in about one test in ten) says
+// its accounting around them is reconstructed: a throttle that began or ended unseen is missed or
+// overlaps the hidden task's charge. The bounds hold for the fully traced runs, at least half.
 void expect_throttle_accounted(const nlohmann::json& rec, const std::string& source) {
   const double ncpus = double(rec["cpus"].size());
   std::vector<double> ratios;
+  int measured = 0;
   for (const auto& run : rec["runs"]) {
     if (run["warmup"].get<bool>()) continue;
+    ++measured;
+    if (run.contains("probe_switches") && run["probe_switches"].value("unseen", 0) > 0) continue;
     SCOPED_TRACE(run.dump());
     const double wall = run["wall_ns"].get<double>();
     double throttled = 0, charged = 0;
@@ -103,6 +110,7 @@ void expect_throttle_accounted(const nlohmann::json& rec, const std::string& sou
   // The median over the runs: on a CPU shared with other work, a run's episode can end later than
   // the unthrottle (the task waited for the CPU; measured up to 1.4 with a spinner on the same
   // CPU) or the group's count can hold noisewatch's own throttling on its CPU (down to 0.8).
+  EXPECT_GE(2 * ratios.size(), size_t(measured)) << "fewer than half the runs were fully traced";
   ASSERT_FALSE(ratios.empty());
   std::sort(ratios.begin(), ratios.end());
   const double median = ratios[ratios.size() / 2];

@@ -46,7 +46,13 @@ TEST(UnseenEventsE2E, AWakeUpAndSwitchInUnseenEndTheBlockingWhereTheTaskRan) {
     // And the waits are there: nearly all the time it did not run (was 0 when the reader's
     // unseen wake-up left it "blocked" for good).
     EXPECT_GE(double(blocking), 0.8 * double(wall - cpu));
+    // The probe knows it was blind: ~one untraced switch-in per round.
+    EXPECT_GE(r["probe_switches"].value("unseen", 0), 50);
   }
+  // And says so.
+  bool warned = false;
+  for (const auto& w : rec["warnings"]) warned |= w.get<std::string>().find("went untraced") != std::string::npos;
+  EXPECT_TRUE(warned) << rec["warnings"].dump();
 }
 
 }  // namespace

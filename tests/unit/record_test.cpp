@@ -23,7 +23,7 @@ RunRecord sample_record() {
   }
   rec.runs[2].signal = 11;
   rec.runs[2].exit_status = 139;
-  rec.runs[3].probe_switches = ProbeSwitches{{120, 80}, {2, 1}};
+  rec.runs[3].probe_switches = ProbeSwitches{{120, 80}, {2, 1}, 3};
   rec.unavailable.push_back({"frequency", "no cpufreq driver"});
   rec.summary = summarize(rec);
   return rec;
@@ -56,6 +56,8 @@ TEST(RunRecord, JsonRoundTrip) {
   ASSERT_TRUE(back.runs[3].probe_switches.has_value());
   EXPECT_EQ(back.runs[3].probe_switches->seen.involuntary, 80u);
   EXPECT_EQ(back.runs[3].probe_switches->before_tracking.involuntary, 1u);
+  EXPECT_EQ(j["runs"][3]["probe_switches"]["unseen"], 3);
+  EXPECT_EQ(back.runs[3].probe_switches->unseen, 3u);
 }
 
 // host.container and host.cgroup.weight (docs/contracts.md): written, read back, checked.
