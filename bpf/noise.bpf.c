@@ -611,6 +611,13 @@ static __always_inline bool throttle_suspect(struct task_struct *p) {
 // below it have a throttle_count, so it is the highest one up the task's entity chain that has
 // one. Out of line (a global function: the verifier checks it, loop included, once, not on every
 // path of on_switch that reaches it; on_switch's verification is part of noisewatch's start-up).
+// Where the group's name is, from its cfs_rq: cfs_rq.tg, then task_group.css.cgroup, cgroup.kn and
+// kernfs_node.id (the cgroup's id). Byte offsets user space read from the kernel's BTF (see
+// src/probes/kernel_btf_scan.h: as CO-RE they cost libbpf three searches of the kernel's types at
+// every start-up, for a path that runs once per throttle). Not found: the group is unnamed.
+const volatile bool group_name_ok = false;
+const volatile __u32 off_cfs_rq_tg = 0, off_tg_cgroup = 0, off_cgroup_kn = 0, off_kn_id = 0;
+
 __noinline __u32 throttled_group(struct task_struct *p __attribute__((btf_decl_tag("arg:trusted")))) {
   if (!p) return 0;
   // A sched_entity's fields, at offsets relocated through the task's own `se` (a sched_entity root
@@ -627,9 +634,14 @@ __noinline __u32 throttled_group(struct task_struct *p __attribute__((btf_decl_t
     top = rq;
     bpf_probe_read_kernel(&se, sizeof se, se + parent_at);
   }
-  if (top) {
-    __u32 id = (__u32)BPF_CORE_READ(top, tg, css.cgroup, kn, id);
-    if (id) return id;
+  if (top && group_name_ok) {
+    void *tg = 0, *cg = 0, *kn = 0;
+    __u64 id = 0;
+    bpf_probe_read_kernel(&tg, sizeof tg, (void *)top + off_cfs_rq_tg);
+    if (tg) bpf_probe_read_kernel(&cg, sizeof cg, tg + off_tg_cgroup);
+    if (cg) bpf_probe_read_kernel(&kn, sizeof kn, cg + off_cgroup_kn);
+    if (kn) bpf_probe_read_kernel(&id, sizeof id, kn + off_kn_id);
+    if ((__u32)id) return (__u32)id;
   }
   return 1;  // throttled, but the level was not found: an unnamed group (user space says so)
 }
@@ -931,6 +943,11 @@ int BPF_PROG(on_wakeup, struct task_struct *p) { return on_wake(p); }
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p) { return on_wake(p); }
 
+// hrtimer._softexpires, from the kernel's BTF (see src/probes/kernel_btf_scan.h: read with a plain
+// read, struct hrtimer is one kernel type fewer for libbpf to search at start-up).
+const volatile bool timer_late_ok = false;
+const volatile __u32 off_hrtimer_softexpires = 0;
+
 // How late each hrtimer fires (the time it expires less the time asked for: timer slack, interrupt
 // latency). Kept for the wake-up its callback may issue next on this CPU (callbacks do not nest).
 SEC("tp_btf/hrtimer_expire_entry")
@@ -939,8 +956,9 @@ int BPF_PROG(on_hrtimer_expire, struct hrtimer *timer, ktime_t *now) {
   if (!s) return 0;
   __s64 t = 0;
   bpf_probe_read_kernel(&t, sizeof(t), now);
-  __s64 soft = timer->_softexpires;
-  s->timer_late_ns = t > soft ? t - soft : 0;
+  __s64 soft = 0;
+  if (timer_late_ok) bpf_probe_read_kernel(&soft, sizeof soft, (void *)timer + off_hrtimer_softexpires);
+  s->timer_late_ns = soft && t > soft ? t - soft : 0;
   return 0;
 }
 

@@ -11,9 +11,9 @@
 #include "task_times.h"
 
 // The iterator's context and a pid's number as the kernel lays them out, declared here without
-// CO-RE: the context is the iterator's fixed ABI, and upid has begun with its `nr` since Linux
-// 2.6.24. Every kernel type libbpf relocates costs a search of the kernel's ~130,000 BTF types at
-// load (~0.75 ms each: with these three, 13 types were most of libbpf's own share of start-up).
+// CO-RE: the context is the iterator's fixed ABI, and upid has been its `nr` and a namespace
+// pointer since Linux 2.6.24. Every kernel type libbpf relocates costs a search of the kernel's
+// ~130,000 BTF types at load (~0.75 ms each: 13 types were once most of libbpf's share of start-up).
 struct nw_iter_meta {
   struct seq_file *seq;
 };
@@ -23,15 +23,25 @@ struct nw_iter_task {
 };
 struct nw_upid {
   int nr;
+  void *ns;
 };
+// struct pid's level and numbers[], from the kernel's BTF (src/probes/kernel_btf_scan.h; without
+// them this program is not loaded): plain reads, one kernel type fewer for libbpf to search.
+const volatile __u32 off_pid_level = 0, off_pid_numbers = 0;
+
+static __always_inline __u32 pid_level(void *p) {
+  __u32 level = 0;
+  bpf_probe_read_kernel(&level, sizeof level, p + off_pid_level);
+  return level;
+}
 
 // A task's number in the pid namespace at `level` (the reader's, as its /proc shows it), 0 when
 // it has none there.
 static __always_inline __u32 pid_at(struct task_struct *t, __u32 level) {
-  struct pid *p = BPF_CORE_READ(t, thread_pid);
-  if (!p || level >= 32 || level > BPF_CORE_READ(p, level)) return 0;
+  void *p = BPF_CORE_READ(t, thread_pid);
+  if (!p || level >= 32 || level > pid_level(p)) return 0;
   struct nw_upid u = {};
-  bpf_probe_read_kernel(&u, sizeof u, &p->numbers[level]);
+  bpf_probe_read_kernel(&u, sizeof u, p + off_pid_numbers + level * sizeof(struct nw_upid));
   return u.nr;
 }
 
@@ -42,7 +52,8 @@ int task_times(struct nw_iter_task *ctx) {
   // The iterator walks the reader's pid namespace; numbers are given as they are there, like
   // /proc (inside a container, the container's numbers).
   struct task_struct *me = bpf_get_current_task_btf();
-  __u32 level = BPF_CORE_READ(me, thread_pid, level);
+  void *mine = BPF_CORE_READ(me, thread_pid);
+  __u32 level = mine ? pid_level(mine) : 0;
   struct task_struct *leader = BPF_CORE_READ(t, group_leader);
   struct nw_task_time r = {};
   r.tid = pid_at(t, level);

@@ -37,6 +37,18 @@ long trailer_size(uint32_t kind, uint32_t vlen) {
 
 }  // namespace
 
+int64_t* offset_slot(KernelOffsets& o, std::string_view type, std::string_view member) {
+  if (type == "cfs_rq" && member == "tg") return &o.cfs_rq_tg;
+  if (type == "task_group" && member == "css") return &o.task_group_css;
+  if (type == "cgroup_subsys_state" && member == "cgroup") return &o.css_cgroup;
+  if (type == "cgroup" && member == "kn") return &o.cgroup_kn;
+  if (type == "kernfs_node" && member == "id") return &o.kernfs_node_id;
+  if (type == "hrtimer" && member == "_softexpires") return &o.hrtimer_softexpires;
+  if (type == "pid" && member == "level") return &o.pid_level;
+  if (type == "pid" && member == "numbers") return &o.pid_numbers;
+  return nullptr;
+}
+
 std::optional<KernelBtfFacts> scan_kernel_btf(std::string_view raw) {
   btf_header h{};
   if (raw.size() < sizeof h) return std::nullopt;
@@ -68,11 +80,16 @@ std::optional<KernelBtfFacts> scan_kernel_btf(std::string_view raw) {
       auto n = name(t.name_off);
       if (facts.handle_mm_fault_id < 0 && n == "handle_mm_fault") facts.handle_mm_fault_id = id;
       if (n == "bpf_iter_task") facts.task_iterator = true;
-    } else if (kind == BTF_KIND_STRUCT && name(t.name_off) == "rq") {
+    } else if (kind == BTF_KIND_STRUCT) {
+      const auto type = name(t.name_off);
       for (uint32_t i = 0; i < vlen; ++i) {
         btf_member m{};
         std::memcpy(&m, p + sizeof t + i * sizeof m, sizeof m);
-        if (name(m.name_off) == "prev_steal_time_rq") facts.rq_has_prev_steal_time_rq = true;
+        const auto member = name(m.name_off);
+        if (type == "rq" && member == "prev_steal_time_rq") facts.rq_has_prev_steal_time_rq = true;
+        // The first struct of that name (a kernel's BTF has one of each of these).
+        if (int64_t* slot = offset_slot(facts.offsets, type, member); slot && *slot < 0)
+          *slot = (BTF_INFO_KFLAG(t.info) ? BTF_MEMBER_BIT_OFFSET(m.offset) : m.offset) / 8;
       }
     }
     p += sizeof t + size_t(extra);

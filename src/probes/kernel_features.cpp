@@ -37,12 +37,18 @@ KernelBtfFacts facts_from_libbpf(bpf_object* obj) {
     if (btf__find_by_name_kind(vmlinux, ("btf_trace_" + tp).c_str(), BTF_KIND_TYPEDEF) >= 0) f.tracepoints.insert(tp);
   f.handle_mm_fault_id = btf__find_by_name_kind(vmlinux, "handle_mm_fault", BTF_KIND_FUNC);
   f.task_iterator = btf__find_by_name_kind(vmlinux, "bpf_iter_task", BTF_KIND_FUNC) >= 0;
-  if (int id = btf__find_by_name_kind(vmlinux, "rq", BTF_KIND_STRUCT); id >= 0) {
+  std::vector<const char*> structs{"rq"};
+  structs.insert(structs.end(), std::begin(kOffsetStructs), std::end(kOffsetStructs));
+  for (const char* type : structs) {
+    int id = btf__find_by_name_kind(vmlinux, type, BTF_KIND_STRUCT);
+    if (id < 0) continue;
     const btf_type* t = btf__type_by_id(vmlinux, uint32_t(id));
     const btf_member* m = btf_members(t);
-    for (uint16_t i = 0; i < btf_vlen(t); ++i, ++m)
-      if (std::strcmp(btf__name_by_offset(vmlinux, m->name_off), "prev_steal_time_rq") == 0)
-        f.rq_has_prev_steal_time_rq = true;
+    for (uint16_t i = 0; i < btf_vlen(t); ++i, ++m) {
+      const std::string_view member = btf__name_by_offset(vmlinux, m->name_off);
+      if (std::string_view(type) == "rq" && member == "prev_steal_time_rq") f.rq_has_prev_steal_time_rq = true;
+      if (int64_t* slot = offset_slot(f.offsets, type, member)) *slot = btf_member_bit_offset(t, i) / 8;
+    }
   }
   btf__free(vmlinux);
   return f;
@@ -80,6 +86,7 @@ ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& secti
 
   ProgramPlan plan;
   plan.measures_steal = facts.rq_has_prev_steal_time_rq;
+  plan.offsets = facts.offsets;
   const int fault_refused = fentry_refused(facts.handle_mm_fault_id);
   plan.fault_time = fault_refused == 0;
   std::set<std::string> missing_vectors;
@@ -103,7 +110,7 @@ ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& secti
     }
     if (sec.starts_with("iter/")) {
       // The neighbours' task iterator: without it they are read from /proc, slower, the same.
-      if (!facts.task_iterator) bpf_program__set_autoload(prog, false);
+      if (!facts.task_iterator || !facts.offsets.pid()) bpf_program__set_autoload(prog, false);
       continue;
     }
     if (untraced(tp)) {

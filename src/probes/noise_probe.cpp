@@ -191,6 +191,22 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   if (impl_->cpufreq_khz.empty()) bpf_program__set_autoload(skel->progs.on_cpu_frequency, false);
   ProgramPlan plan = plan_programs(skel->obj, is_window_program);
   impl_->measures_steal = plan.measures_steal;
+  const KernelOffsets& off = plan.offsets;
+  if (off.group_name()) {
+    skel->rodata->group_name_ok = true;
+    skel->rodata->off_cfs_rq_tg = uint32_t(off.cfs_rq_tg);
+    skel->rodata->off_tg_cgroup = uint32_t(off.task_group_css + off.css_cgroup);
+    skel->rodata->off_cgroup_kn = uint32_t(off.cgroup_kn);
+    skel->rodata->off_kn_id = uint32_t(off.kernfs_node_id);
+  }
+  if (off.hrtimer_softexpires >= 0) {
+    skel->rodata->timer_late_ok = true;
+    skel->rodata->off_hrtimer_softexpires = uint32_t(off.hrtimer_softexpires);
+  }
+  if (off.pid()) {
+    skel->rodata->off_pid_level = uint32_t(off.pid_level);
+    skel->rodata->off_pid_numbers = uint32_t(off.pid_numbers);
+  }
   impl_->untraced_vectors = plan.untraced_vectors;
   impl_->interrupts_at_start = std::move(plan.interrupts_at_start);
   for (auto& u : plan.unavailable) impl_->unavailable.push_back(std::move(u));

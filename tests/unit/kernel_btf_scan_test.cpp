@@ -42,6 +42,53 @@ TEST(KernelBtfScan, FindsTracepointsTheFaultFunctionAndTheStealField) {
   btf__free(b);
 }
 
+// The members read with plain reads: the throttled group's name path (cfs_rq.tg, task_group.css,
+// cgroup_subsys_state.cgroup, cgroup.kn, kernfs_node.id), hrtimer._softexpires, pid.level and
+// pid.numbers; the first struct of each name.
+TEST(KernelBtfScan, FindsTheOffsetsOfThePlainReads) {
+  btf* b = btf__new_empty();
+  int u64 = btf__add_int(b, "unsigned long long", 8, 0);
+  int ptr = btf__add_ptr(b, u64);
+  btf__add_struct(b, "cfs_rq", 24);
+  btf__add_field(b, "load", u64, 0, 0);
+  btf__add_field(b, "tg", ptr, 128, 0);
+  int css = btf__add_struct(b, "cgroup_subsys_state", 16);
+  btf__add_field(b, "cgroup", ptr, 0, 0);
+  btf__add_field(b, "ss", ptr, 64, 0);
+  btf__add_struct(b, "task_group", 24);
+  btf__add_field(b, "css", css, 0, 0);
+  btf__add_field(b, "shares", u64, 128, 0);
+  btf__add_struct(b, "cgroup", 40);
+  btf__add_field(b, "self", css, 0, 0);
+  btf__add_field(b, "kn", ptr, 256, 0);
+  btf__add_struct(b, "kernfs_node", 16);
+  btf__add_field(b, "parent", ptr, 0, 0);
+  btf__add_field(b, "id", u64, 64, 0);
+  btf__add_struct(b, "hrtimer", 48);
+  btf__add_field(b, "node", u64, 0, 0);
+  btf__add_field(b, "_softexpires", u64, 256, 0);
+  btf__add_struct(b, "pid", 160);
+  btf__add_field(b, "count", u64, 0, 0);
+  btf__add_field(b, "level", u64, 32, 0);
+  btf__add_field(b, "numbers", u64, 1152, 0);
+  btf__add_struct(b, "cfs_rq", 16);  // a second of the name: ignored
+  btf__add_field(b, "tg", ptr, 64, 0);
+  auto facts = scan_kernel_btf(raw_of(b));
+  ASSERT_TRUE(facts);
+  const auto& o = facts->offsets;
+  EXPECT_TRUE(o.group_name());
+  EXPECT_EQ(o.cfs_rq_tg, 16);
+  EXPECT_EQ(o.task_group_css, 0);
+  EXPECT_EQ(o.css_cgroup, 0);
+  EXPECT_EQ(o.cgroup_kn, 32);
+  EXPECT_EQ(o.kernfs_node_id, 8);
+  EXPECT_EQ(o.hrtimer_softexpires, 32);
+  EXPECT_TRUE(o.pid());
+  EXPECT_EQ(o.pid_level, 4);
+  EXPECT_EQ(o.pid_numbers, 144);
+  btf__free(b);
+}
+
 TEST(KernelBtfScan, AbsentFactsStayAbsent) {
   btf* b = btf__new_empty();
   int u64 = btf__add_int(b, "unsigned long long", 8, 0);
@@ -53,6 +100,10 @@ TEST(KernelBtfScan, AbsentFactsStayAbsent) {
   EXPECT_EQ(facts->handle_mm_fault_id, -1);
   EXPECT_FALSE(facts->rq_has_prev_steal_time_rq);
   EXPECT_FALSE(facts->task_iterator);
+  EXPECT_FALSE(facts->offsets.group_name());
+  EXPECT_FALSE(facts->offsets.pid());
+  EXPECT_EQ(facts->offsets.cfs_rq_tg, -1);
+  EXPECT_EQ(facts->offsets.hrtimer_softexpires, -1);
   btf__free(b);
 }
 
@@ -96,6 +147,26 @@ TEST(KernelBtfScan, AgreesWithLibbpfOnThisKernel) {
   }
   EXPECT_EQ(facts->tracepoints.size(), typedefs);
   EXPECT_GT(typedefs, 100u);
+  // The group name's offsets, where the kernel has them all (CONFIG_FAIR_GROUP_SCHED, cgroups).
+  auto offset = [&](const char* type, const char* member) -> int64_t {
+    int id = btf__find_by_name_kind(v, type, BTF_KIND_STRUCT);
+    if (id < 0) return -1;
+    const btf_type* t = btf__type_by_id(v, uint32_t(id));
+    const btf_member* m = btf_members(t);
+    for (uint16_t i = 0; i < btf_vlen(t); ++i, ++m)
+      if (std::strcmp(btf__name_by_offset(v, m->name_off), member) == 0) return btf_member_bit_offset(t, i) / 8;
+    return -1;
+  };
+  const auto& o = facts->offsets;
+  EXPECT_EQ(o.cfs_rq_tg, offset("cfs_rq", "tg"));
+  EXPECT_EQ(o.task_group_css, offset("task_group", "css"));
+  EXPECT_EQ(o.css_cgroup, offset("cgroup_subsys_state", "cgroup"));
+  EXPECT_EQ(o.cgroup_kn, offset("cgroup", "kn"));
+  EXPECT_EQ(o.kernfs_node_id, offset("kernfs_node", "id"));
+  EXPECT_EQ(o.hrtimer_softexpires, offset("hrtimer", "_softexpires"));
+  EXPECT_EQ(o.pid_level, offset("pid", "level"));
+  EXPECT_EQ(o.pid_numbers, offset("pid", "numbers"));
+  EXPECT_TRUE(o.pid());
   btf__free(v);
 }
 
