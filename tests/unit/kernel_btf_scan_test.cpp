@@ -49,30 +49,24 @@ TEST(KernelBtfScan, FindsTheOffsetsOfThePlainReads) {
   btf* b = btf__new_empty();
   int u64 = btf__add_int(b, "unsigned long long", 8, 0);
   int ptr = btf__add_ptr(b, u64);
-  btf__add_struct(b, "cfs_rq", 24);
-  btf__add_field(b, "load", u64, 0, 0);
-  btf__add_field(b, "tg", ptr, 128, 0);
-  int css = btf__add_struct(b, "cgroup_subsys_state", 16);
-  btf__add_field(b, "cgroup", ptr, 0, 0);
-  btf__add_field(b, "ss", ptr, 64, 0);
-  btf__add_struct(b, "task_group", 24);
-  btf__add_field(b, "css", css, 0, 0);
-  btf__add_field(b, "shares", u64, 128, 0);
-  btf__add_struct(b, "cgroup", 40);
-  btf__add_field(b, "self", css, 0, 0);
-  btf__add_field(b, "kn", ptr, 256, 0);
-  btf__add_struct(b, "kernfs_node", 16);
-  btf__add_field(b, "parent", ptr, 0, 0);
-  btf__add_field(b, "id", u64, 64, 0);
-  btf__add_struct(b, "hrtimer", 48);
-  btf__add_field(b, "node", u64, 0, 0);
-  btf__add_field(b, "_softexpires", u64, 256, 0);
-  btf__add_struct(b, "pid", 160);
-  btf__add_field(b, "count", u64, 0, 0);
-  btf__add_field(b, "level", u64, 32, 0);
-  btf__add_field(b, "numbers", u64, 1152, 0);
-  btf__add_struct(b, "cfs_rq", 16);  // a second of the name: ignored
-  btf__add_field(b, "tg", ptr, 64, 0);
+  struct Field {
+    const char* name;
+    int type;
+    uint32_t bit_offset;
+  };
+  auto add_struct = [&](const char* name, uint32_t size, std::initializer_list<Field> fields) {
+    int id = btf__add_struct(b, name, size);
+    for (const auto& f : fields) btf__add_field(b, f.name, f.type, f.bit_offset, 0);
+    return id;
+  };
+  add_struct("cfs_rq", 24, {{"load", u64, 0}, {"tg", ptr, 128}});
+  int css = add_struct("cgroup_subsys_state", 16, {{"cgroup", ptr, 0}, {"ss", ptr, 64}});
+  add_struct("task_group", 24, {{"css", css, 0}, {"shares", u64, 128}});
+  add_struct("cgroup", 40, {{"self", css, 0}, {"kn", ptr, 256}});
+  add_struct("kernfs_node", 16, {{"parent", ptr, 0}, {"id", u64, 64}});
+  add_struct("hrtimer", 48, {{"node", u64, 0}, {"_softexpires", u64, 256}});
+  add_struct("pid", 160, {{"count", u64, 0}, {"level", u64, 32}, {"numbers", u64, 1152}});
+  add_struct("cfs_rq", 16, {{"tg", ptr, 64}});  // a second of the name: ignored
   auto facts = scan_kernel_btf(raw_of(b));
   ASSERT_TRUE(facts);
   const auto& o = facts->offsets;
