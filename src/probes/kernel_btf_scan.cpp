@@ -35,6 +35,14 @@ long trailer_size(uint32_t kind, uint32_t vlen) {
   }
 }
 
+// The structs whose members the scan reads (most of the kernel's ~20,000 structs are not).
+bool wanted_struct(std::string_view type) {
+  if (type == "rq") return true;
+  for (const char* s : kOffsetStructs)
+    if (type == s) return true;
+  return false;
+}
+
 }  // namespace
 
 int64_t* offset_slot(KernelOffsets& o, std::string_view type, std::string_view member) {
@@ -80,7 +88,7 @@ std::optional<KernelBtfFacts> scan_kernel_btf(std::string_view raw) {
       auto n = name(t.name_off);
       if (facts.handle_mm_fault_id < 0 && n == "handle_mm_fault") facts.handle_mm_fault_id = id;
       if (n == "bpf_iter_task") facts.task_iterator = true;
-    } else if (kind == BTF_KIND_STRUCT) {
+    } else if (kind == BTF_KIND_STRUCT && wanted_struct(name(t.name_off))) {
       const auto type = name(t.name_off);
       for (uint32_t i = 0; i < vlen; ++i) {
         btf_member m{};
