@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 
 #include "run_helpers.h"
 
@@ -50,15 +51,35 @@ uint64_t source_time(const nlohmann::json& run, const std::string& prefix) {
   return t;
 }
 
-// Runs `bench` in a new group with a quota of `quota_us` per 100 ms, `runs` times on `cpus`.
+// Runs whose switches the kernel did not all trace (probe_switches.unseen: see
+// expect_throttle_accounted), and the measured runs.
+std::pair<int, int> untraced_runs(const nlohmann::json& rec) {
+  int untraced = 0, measured = 0;
+  for (const auto& run : rec["runs"]) {
+    if (run["warmup"].get<bool>()) continue;
+    ++measured;
+    if (run.contains("probe_switches") && run["probe_switches"].value("unseen", 0) > 0) ++untraced;
+  }
+  return {untraced, measured};
+}
+
+// Runs `bench` in a new group with a quota of `quota_us` per 100 ms, `runs` times on `cpus`. A
+// record whose runs were mostly untraced (a burst of this VM's hidden agent threads on the CPU)
+// is measured again, up to twice: the premise of the accounting checks is a traced run.
 nlohmann::json run_in_group(const QuotaGroup& group, const std::string& cpus, const std::string& bench, int runs) {
-  std::string json = temp_path("throttle.json");
-  std::string inner = "echo $$ > " + group.dir + "/cgroup.procs && exec " + noisewatch() + " --runs " +
-                      std::to_string(runs) + " --cpu " + cpus + " -q --json " + json + " -- " + bench;
-  Proc p = run({"/bin/sh", "-c", inner});
-  EXPECT_EQ(p.status, 0) << p.err;
-  auto rec = load_json(json);
-  unlink(json.c_str());
+  nlohmann::json rec;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::string json = temp_path("throttle.json");
+    std::string inner = "echo $$ > " + group.dir + "/cgroup.procs && exec " + noisewatch() + " --runs " +
+                        std::to_string(runs) + " --cpu " + cpus + " -q --json " + json + " -- " + bench;
+    Proc p = run({"/bin/sh", "-c", inner});
+    EXPECT_EQ(p.status, 0) << p.err;
+    rec = load_json(json);
+    unlink(json.c_str());
+    auto [untraced, measured] = untraced_runs(rec);
+    if (2 * untraced <= measured) break;
+    std::cerr << "(" << untraced << " of " << measured << " runs had untraced switches: measured again)\n";
+  }
   EXPECT_TRUE(rec["host"].contains("cgroup")) << rec["host"].dump();
   EXPECT_EQ(rec["host"]["cgroup"].value("quota_path", ""), group.name);
   return rec;
@@ -72,14 +93,13 @@ nlohmann::json run_in_group(const QuotaGroup& group, const std::string& cpus, co
 // A run with switches the kernel did not trace (probe_switches.unseen: on these VMs the init
 // agent's threads, which a busy agent puts on the benchmark's CPU in about one test in ten) says
 // its accounting around them is reconstructed: a throttle that began or ended unseen is missed or
-// overlaps the hidden task's charge. The bounds hold for the fully traced runs, at least half.
+// overlaps the hidden task's charge. The bounds hold for the fully traced runs (run_in_group
+// measures again when they are fewer than half).
 void expect_throttle_accounted(const nlohmann::json& rec, const std::string& source) {
   const double ncpus = double(rec["cpus"].size());
   std::vector<double> ratios;
-  int measured = 0;
   for (const auto& run : rec["runs"]) {
     if (run["warmup"].get<bool>()) continue;
-    ++measured;
     if (run.contains("probe_switches") && run["probe_switches"].value("unseen", 0) > 0) continue;
     SCOPED_TRACE(run.dump());
     const double wall = run["wall_ns"].get<double>();
@@ -110,7 +130,8 @@ void expect_throttle_accounted(const nlohmann::json& rec, const std::string& sou
   // The median over the runs: on a CPU shared with other work, a run's episode can end later than
   // the unthrottle (the task waited for the CPU; measured up to 1.4 with a spinner on the same
   // CPU) or the group's count can hold noisewatch's own throttling on its CPU (down to 0.8).
-  EXPECT_GE(2 * ratios.size(), size_t(measured)) << "fewer than half the runs were fully traced";
+  const auto [untraced, measured] = untraced_runs(rec);
+  EXPECT_LE(2 * untraced, measured) << "fewer than half the runs were fully traced, three times";
   ASSERT_FALSE(ratios.empty());
   std::sort(ratios.begin(), ratios.end());
   const double median = ratios[ratios.size() / 2];
