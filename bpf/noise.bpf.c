@@ -192,16 +192,18 @@ static __always_inline struct nw_task_info *tracked_pid(struct task_struct *t, _
 
 static __always_inline struct nw_task_info *tracked_info(struct task_struct *t) { return tracked_pid(t, t->pid); }
 
-// (Callers test test_unseen_on first: that keeps even the argument's evaluation, a helper call for
-// the current task, out of the programs when the knob is unset.)
-static __always_inline bool test_unseen(struct task_struct *t) {
+// Is `comm` (a task's name, NUL-padded) the name user space configured in `want`?
+static __always_inline bool same_comm(const char *comm, const volatile char *want) {
   for (int i = 0; i < NW_COMM_LEN; ++i) {
-    char c = t->comm[i];
-    if (c != test_unseen_comm[i]) return false;
-    if (!c) break;
+    if (comm[i] != want[i]) return false;
+    if (!comm[i]) break;
   }
   return true;
 }
+
+// (Callers test test_unseen_on first: that keeps even the argument's evaluation, a helper call for
+// the current task, out of the programs when the knob is unset.)
+static __always_inline bool test_unseen(struct task_struct *t) { return same_comm(t->comm, test_unseen_comm); }
 
 // Does time taken on this CPU now delay a tracked task? (During a throttle episode it delays the
 // throttled ones: an interrupt then is charged as itself and left out of the episode.)

@@ -159,14 +159,7 @@ static __always_inline void exec_window_exec(struct task_struct *p) {
     return;
   }
   const volatile char *want = windows_exec_as_root ? exec_window_root_comm : windows_exec_comm;
-  bool match = true;
-  for (int i = 0; i < NW_LABEL_LEN; ++i) {
-    if (comm[i] != want[i]) {
-      match = false;
-      break;
-    }
-    if (!comm[i]) break;
-  }
+  bool match = same_comm(comm, want);
   __u64 now = bpf_ktime_get_ns();
   bool mine = cur_window && exec_window_pid == pid;
   if (mine && exec_window_tentative) {

@@ -486,11 +486,11 @@ uint64_t NoiseProbe::lost_events() const {
   return lost;
 }
 
-SwitchCounts NoiseProbe::switches() const {
-  SwitchCounts n;
+ProbeSwitches NoiseProbe::switches() const {
+  ProbeSwitches n;
   for (int c = 0; c < impl_->ncpus; ++c) {
-    n.voluntary += Impl::load(impl_->cpus[c].switches_voluntary);
-    n.involuntary += Impl::load(impl_->cpus[c].switches_involuntary);
+    n.seen.voluntary += Impl::load(impl_->cpus[c].switches_voluntary);
+    n.seen.involuntary += Impl::load(impl_->cpus[c].switches_involuntary);
     n.unseen += Impl::load(impl_->cpus[c].switches_unseen);
   }
   return n;

@@ -76,9 +76,9 @@ class NoiseProbe {
   std::vector<NoiseEvent> collect(bool reset = true);
   // Events that could not be recorded (a full map, a program the kernel skipped) since the probe was loaded.
   uint64_t lost_events() const;
-  // Context switches of tracked tasks as the probe saw them. Cumulative since load: take
-  // differences.
-  SwitchCounts switches() const;
+  // Context switches of tracked tasks as the probe saw them, and those it found it had not seen
+  // (before_tracking is not the probe's: left empty). Cumulative since load: take differences.
+  ProbeSwitches switches() const;
   // CPU time of the tracked tasks that ended (from the benchmark's execve), and interrupt time
   // taken while a tracked task ran. Cumulative since load: take differences.
   uint64_t cpu_ns() const;

@@ -39,7 +39,6 @@ struct CounterValue {
 // task blocked, involuntary when it was still runnable.
 struct SwitchCounts {
   uint64_t voluntary = 0, involuntary = 0;
-  uint64_t unseen = 0;  // the probe's count only: see ProbeSwitches::unseen
 };
 
 // The benchmark's switches as the eBPF probe counted them, next to the switches the child made

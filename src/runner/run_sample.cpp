@@ -83,8 +83,8 @@ RunSample sample_from(bool probe_measures_steal, const ProbeReading& before, con
   s.voluntary_switches = uint64_t(r.usage.ru_nvcsw);
   s.involuntary_switches = uint64_t(r.usage.ru_nivcsw);
   s.neighbours = std::move(facts.neighbours);
-  s.probe_switches = ProbeSwitches{{after.switches.voluntary - before.switches.voluntary,
-                                    after.switches.involuntary - before.switches.involuntary},
+  s.probe_switches = ProbeSwitches{{after.switches.seen.voluntary - before.switches.seen.voluntary,
+                                    after.switches.seen.involuntary - before.switches.seen.involuntary},
                                    facts.before_tracking,
                                    after.switches.unseen - before.switches.unseen};
   s.minor_faults = uint64_t(r.usage.ru_minflt);

@@ -16,7 +16,7 @@ namespace nw::runner {
 
 // The probe's cumulative figures at one instant, for the benchmark's CPUs.
 struct ProbeReading {
-  SwitchCounts switches;
+  ProbeSwitches switches;
   uint64_t cpu_ns = 0, intr_running_ns = 0;
   uint64_t proc_steal_ns = 0;  // /proc/stat's, read only where the probe does not measure steal
   std::vector<probes::FrequencySnapshot> frequency;  // one per CPU, in `cpus` order

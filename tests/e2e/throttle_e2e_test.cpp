@@ -51,16 +51,21 @@ uint64_t source_time(const nlohmann::json& run, const std::string& prefix) {
   return t;
 }
 
-// Runs whose switches the kernel did not all trace (probe_switches.unseen: see
-// expect_throttle_accounted), and the measured runs.
+// Did the kernel leave some of this run's switches untraced (probe_switches.unseen: see
+// expect_throttle_accounted)?
+bool untraced(const nlohmann::json& run) {
+  return run.contains("probe_switches") && run["probe_switches"].value("unseen", 0) > 0;
+}
+
+// The record's untraced runs, and its measured runs.
 std::pair<int, int> untraced_runs(const nlohmann::json& rec) {
-  int untraced = 0, measured = 0;
+  int n = 0, measured = 0;
   for (const auto& run : rec["runs"]) {
     if (run["warmup"].get<bool>()) continue;
     ++measured;
-    if (run.contains("probe_switches") && run["probe_switches"].value("unseen", 0) > 0) ++untraced;
+    if (untraced(run)) ++n;
   }
-  return {untraced, measured};
+  return {n, measured};
 }
 
 // Runs `bench` in a new group with a quota of `quota_us` per 100 ms, `runs` times on `cpus`. A
@@ -76,9 +81,9 @@ nlohmann::json run_in_group(const QuotaGroup& group, const std::string& cpus, co
     EXPECT_EQ(p.status, 0) << p.err;
     rec = load_json(json);
     unlink(json.c_str());
-    auto [untraced, measured] = untraced_runs(rec);
-    if (2 * untraced <= measured) break;
-    std::cerr << "(" << untraced << " of " << measured << " runs had untraced switches: measured again)\n";
+    auto [untraced_n, measured] = untraced_runs(rec);
+    if (2 * untraced_n <= measured) break;
+    std::cerr << "(" << untraced_n << " of " << measured << " runs had untraced switches: measured again)\n";
   }
   EXPECT_TRUE(rec["host"].contains("cgroup")) << rec["host"].dump();
   EXPECT_EQ(rec["host"]["cgroup"].value("quota_path", ""), group.name);
@@ -100,7 +105,7 @@ void expect_throttle_accounted(const nlohmann::json& rec, const std::string& sou
   std::vector<double> ratios;
   for (const auto& run : rec["runs"]) {
     if (run["warmup"].get<bool>()) continue;
-    if (run.contains("probe_switches") && run["probe_switches"].value("unseen", 0) > 0) continue;
+    if (untraced(run)) continue;
     SCOPED_TRACE(run.dump());
     const double wall = run["wall_ns"].get<double>();
     double throttled = 0, charged = 0;
@@ -130,8 +135,8 @@ void expect_throttle_accounted(const nlohmann::json& rec, const std::string& sou
   // The median over the runs: on a CPU shared with other work, a run's episode can end later than
   // the unthrottle (the task waited for the CPU; measured up to 1.4 with a spinner on the same
   // CPU) or the group's count can hold noisewatch's own throttling on its CPU (down to 0.8).
-  const auto [untraced, measured] = untraced_runs(rec);
-  EXPECT_LE(2 * untraced, measured) << "fewer than half the runs were fully traced, three times";
+  const auto [untraced_n, measured] = untraced_runs(rec);
+  EXPECT_LE(2 * untraced_n, measured) << "fewer than half the runs were fully traced, three times";
   ASSERT_FALSE(ratios.empty());
   std::sort(ratios.begin(), ratios.end());
   const double median = ratios[ratios.size() / 2];
