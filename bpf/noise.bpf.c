@@ -312,10 +312,12 @@ struct nw_comm {
   __u64 w[2];
 };
 
+// (Word loads through a pointer to words: copied with memcpy from `t->comm + 8`, clang loses the
+// word alignment and emits eight byte loads, shifts and ors, ~35 instructions on on_switch's
+// storm path.)
 static __always_inline struct nw_comm comm_of(struct task_struct *t) {
-  struct nw_comm c;
-  __builtin_memcpy(&c.w[0], t->comm, 8);
-  __builtin_memcpy(&c.w[1], t->comm + 8, 8);
+  const __u64 *w = (const __u64 *)t->comm;
+  struct nw_comm c = {.w = {w[0], w[1]}};
   return c;
 }
 
