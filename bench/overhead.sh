@@ -16,8 +16,10 @@
 #                 empty programs on sched_switch and sched_wakeup, the floor any eBPF program
 #                 there costs on this kernel), A B F in each of BENCH_PP_ROUNDS rounds: the
 #                 ping-pong's own time, B/A and F/A per round (the pair ran back to back, so
-#                 slow phases of the host cancel), median of each. Target: B/A <= 1.05 AND
-#                 (B/A) - (F/A) <= 0.01, both printed; the line fails if either is missed.
+#                 slow phases of the host cancel), median of each, both printed as context,
+#                 not pass/fail (issue #27: wall time on a shared host cannot resolve the
+#                 program's cost, whose measure is bench/program_cost.sh below); the line fails
+#                 only when a series is short.
 #                 Then: the bare switch rate >= 100k/s; the context switches the probe counted
 #                 (the record's probe_switches, plus the few the held child made before it was
 #                 tracked) against the kernel's count for the process (rusage voluntary and
@@ -79,7 +81,7 @@
 # BENCH_RSS_SESSIONS (3), BENCH_CHECK_RUNS (3), BENCH_CHECK_SECONDS (5), BENCH_AGENT_SECONDS (60;
 # shorter for a quick check of the script), BENCH_NICE (-20), BENCH_KEEP=DIR keeps the raw
 # numbers and records. Targets can be overridden, to see a line fail (the overridden targets are
-# listed at the top): BENCH_T_PERTURBATION, BENCH_T_STORM, BENCH_T_STORM_FLOOR, BENCH_T_PACED,
+# listed at the top): BENCH_T_PERTURBATION, BENCH_T_PACED,
 # BENCH_T_START_MS, BENCH_T_RSS_MIB, BENCH_T_CHECK_PCT, BENCH_T_AGENT_PCT, BENCH_T_REPORT_MS.
 set -u -o pipefail
 # shellcheck source=bench/lib.sh
@@ -106,8 +108,6 @@ nw=$build/noisewatch
 # Targets, and their overrides (listed so that a run with one can never pass for a real one).
 target() { echo "${!1:-$2}"; }
 t_pert=$(target BENCH_T_PERTURBATION 1.01)
-t_storm=$(target BENCH_T_STORM 1.05)
-t_floor=$(target BENCH_T_STORM_FLOOR 0.01)
 t_paced=$(target BENCH_T_PACED 1.10)
 t_start=$(target BENCH_T_START_MS 45)
 t_rss=$(target BENCH_T_RSS_MIB 30)
@@ -115,7 +115,7 @@ t_check=$(target BENCH_T_CHECK_PCT 5)
 t_agent=$(target BENCH_T_AGENT_PCT 0.5)
 t_report=$(target BENCH_T_REPORT_MS 200)
 overridden=""
-for v in BENCH_T_PERTURBATION BENCH_T_STORM BENCH_T_STORM_FLOOR BENCH_T_PACED BENCH_T_START_MS \
+for v in BENCH_T_PERTURBATION BENCH_T_PACED BENCH_T_START_MS \
          BENCH_T_RSS_MIB BENCH_T_CHECK_PCT BENCH_T_AGENT_PCT BENCH_T_REPORT_MS; do
   [[ -n ${!v:-} ]] && overridden+=" $v=${!v}"
 done
@@ -156,13 +156,22 @@ count() { if [[ -f $1 ]]; then wc -l <"$1"; else echo 0; fi; }
 # every one of which must pass. Every (SERIES, EXPECTED) pair must hold exactly EXPECTED values,
 # else the line fails and says how many it got.
 line() {
-  local name=$1 text=$2 checks=$3 v=PASS short="" c parts w
+  local name=$1 text=$2 checks=$3 v=PASS c parts w
   shift 3
   IFS=';' read -ra parts <<<"$checks"
   for c in "${parts[@]}"; do
     read -ra w <<<"$c"
     if ((${#w[@]} != 3)) || [[ $(meets "${w[@]}") != PASS ]]; then v=FAIL; fi
   done
+  verdict_line "$name" "$text" "$v" "$@"
+}
+# context NAME TEXT [SERIES EXPECTED]...: a figure printed for context, without a target; it still
+# fails when a series is short (a figure from a short series is no context either).
+context() { verdict_line "$1" "$2" "(context)" "${@:3}"; }
+# verdict_line NAME TEXT VERDICT [SERIES EXPECTED]...: prints the line, FAIL when a series is short.
+verdict_line() {
+  local name=$1 text=$2 v=$3 short=""
+  shift 3
   while (($# >= 2)); do
     local n; n=$(count "$1")
     ((n != $2)) && short+=" ${1##*/}: n=$n/$2"
@@ -277,8 +286,7 @@ ratio=$(paired "$tmp/pp.a" "$tmp/pp.b"); floor=$(paired "$tmp/pp.a" "$tmp/pp.f")
 excess=$(awk -v r="$ratio" -v f="$floor" 'BEGIN {if (r == "" || f == "" || r == "nan" || f == "nan") print "nan"; else printf "%.4f", r - f}')
 ratio_m=$(awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.4f", b/a}')
 rate=$(awk -v a="$ma" -v n="$pp_rounds" 'BEGIN {printf "%.0fk", 2*n/(a/1e3)/1e3}')
-line "switch storm" "ping-pong nw/bare $ratio, anchor: empty programs (F) $floor, nw above F $excess (medians of $pp_rounds_total paired ratios; nw $mb, F $mf, bare $ma ms), target <= $t_storm and above F <= $t_floor" \
-  "${ratio:-nan} <= $t_storm; $excess <= $t_floor" \
+context "switch storm" "ping-pong nw/bare $ratio, anchor: empty programs (F) $floor, nw above F $excess (medians of $pp_rounds_total paired ratios; nw $mb, F $mf, bare $ma ms)" \
   "$tmp/pp.a" "$pp_rounds_total" "$tmp/pp.b" "$pp_rounds_total" "$tmp/pp.f" "$pp_rounds_total"
 info "switch storm" "  ratio of medians nw/bare $ratio_m"
 rate_ok=$(awk -v a="$ma" -v n="$pp_rounds" 'BEGIN {if (a+0 <= 0) print "nan"; else print (2*n/(a/1e3) >= 100000) ? 0 : 1}')
