@@ -51,7 +51,8 @@ int libbpf_kernel_btf_loads_from_map() { return loads_from_map.load(); }
 // libbpf's own call to this function goes through its PLT, so this definition, which the
 // executable exports (CMakeLists.txt: --export-dynamic-symbol), is the one it reaches: the file
 // mapped and parsed from the mapping. Where the kernel does not map it, or the parse fails,
-// libbpf's own definition (the next one in lookup order) does the work.
+// libbpf's own definition (the next one in lookup order) does the work. (This needs the shared
+// libbpf, as Debian ships it: a static one would clash with this definition at link time.)
 extern "C" struct btf* btf__load_vmlinux_btf(void) {
   std::string_view map = nw::probes::map_vmlinux_btf();
   if (!map.empty()) {
