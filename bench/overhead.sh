@@ -323,7 +323,8 @@ done
 ms_of() { median <"$1" | awk '{if ($1 == "nan") print "nan"; else printf "%.1f", $1/1000}'; }
 # net FILE: each round's time less that round's harness (prio true - true), in µs.
 net() { paste "$1" "$tmp/start.ptrue" "$tmp/start.true" | awk 'NF == 3 {print $1 - ($2 - $3)}'; }
-harness=$(paste "$tmp/start.ptrue" "$tmp/start.true" | awk 'NF == 2 {print $1 - $2}' | median | awk '{if ($1 == "nan") print "nan"; else printf "%.1f", $1/1000}')
+paste "$tmp/start.ptrue" "$tmp/start.true" | awk 'NF == 2 {print $1 - $2}' >"$tmp/start.harness"
+harness=$(ms_of "$tmp/start.harness")
 net "$tmp/start.nw" >"$tmp/start.nw.net"; net "$tmp/start.perf" >"$tmp/start.perf.net"; net "$tmp/start.bt" >"$tmp/start.bt.net"
 s_nw=$(ms_of "$tmp/start.nw.net"); s_perf=$(ms_of "$tmp/start.perf.net"); s_bt=$(ms_of "$tmp/start.bt.net")
 s_raw=$(ms_of "$tmp/start.nw"); s_max=$(sort -g "$tmp/start.nw.net" | tail -1 | awk '{printf "%.1f", $1/1000}')

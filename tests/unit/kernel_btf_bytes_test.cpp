@@ -8,16 +8,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <string_view>
+#include "support/btf.h"
 
 namespace nw::probes {
 namespace {
-
-std::string_view raw_of(const btf* b) {
-  uint32_t size = 0;
-  const void* data = btf__raw_data(b, &size);
-  return {static_cast<const char*>(data), size};
-}
 
 TEST(KernelBtfForLibbpf, LibbpfGetsTheKernelsTypesFromTheMapping) {
   if (access(kVmlinuxBtf, R_OK) != 0) GTEST_SKIP() << "no " << kVmlinuxBtf << " here";
@@ -34,7 +28,7 @@ TEST(KernelBtfForLibbpf, LibbpfGetsTheKernelsTypesFromTheMapping) {
   btf* ours = btf__load_vmlinux_btf();
   ASSERT_TRUE(ours);
   EXPECT_EQ(btf__type_cnt(ours), btf__type_cnt(own));
-  EXPECT_TRUE(raw_of(ours) == raw_of(own));
+  EXPECT_TRUE(test::raw_btf(ours) == test::raw_btf(own));
   EXPECT_EQ(btf__find_by_name_kind(ours, "task_struct", BTF_KIND_STRUCT),
             btf__find_by_name_kind(own, "task_struct", BTF_KIND_STRUCT));
   btf__free(ours);

@@ -7,16 +7,11 @@
 #include <cstring>
 
 #include "probes/kernel_btf_scan.h"
+#include "support/btf.h"
 #include "support/files.h"
 
 namespace nw::probes {
 namespace {
-
-std::string raw_of(btf* b) {
-  uint32_t size = 0;
-  const void* data = btf__raw_data(b, &size);
-  return std::string(static_cast<const char*>(data), size);
-}
 
 TEST(KernelBtfScan, FindsTracepointsTheFaultFunctionAndTheStealField) {
   btf* b = btf__new_empty();
@@ -33,7 +28,7 @@ TEST(KernelBtfScan, FindsTracepointsTheFaultFunctionAndTheStealField) {
   int func = btf__add_func(b, "handle_mm_fault", BTF_FUNC_GLOBAL, proto);
   btf__add_func(b, "bpf_iter_task", BTF_FUNC_STATIC, proto);
   ASSERT_GT(rq, 0);
-  auto facts = scan_kernel_btf(raw_of(b));
+  auto facts = scan_kernel_btf(test::raw_btf(b));
   ASSERT_TRUE(facts);
   EXPECT_EQ(facts->tracepoints, (std::set<std::string>{"sched_switch", "irq_handler_entry"}));
   EXPECT_EQ(facts->handle_mm_fault_id, func);
@@ -67,7 +62,7 @@ TEST(KernelBtfScan, FindsTheOffsetsOfThePlainReads) {
   add_struct("hrtimer", 48, {{"node", u64, 0}, {"_softexpires", u64, 256}});
   add_struct("pid", 160, {{"count", u64, 0}, {"level", u64, 32}, {"numbers", u64, 1152}});
   add_struct("cfs_rq", 16, {{"tg", ptr, 64}});  // a second of the name: ignored
-  auto facts = scan_kernel_btf(raw_of(b));
+  auto facts = scan_kernel_btf(test::raw_btf(b));
   ASSERT_TRUE(facts);
   const auto& o = facts->offsets;
   EXPECT_TRUE(o.group_name());
@@ -88,7 +83,7 @@ TEST(KernelBtfScan, AbsentFactsStayAbsent) {
   int u64 = btf__add_int(b, "unsigned long long", 8, 0);
   btf__add_struct(b, "rq", 8);
   btf__add_field(b, "clock", u64, 0, 0);
-  auto facts = scan_kernel_btf(raw_of(b));
+  auto facts = scan_kernel_btf(test::raw_btf(b));
   ASSERT_TRUE(facts);
   EXPECT_TRUE(facts->tracepoints.empty());
   EXPECT_EQ(facts->handle_mm_fault_id, -1);
@@ -107,7 +102,7 @@ TEST(KernelBtfScan, RejectsWhatIsNotBtfOrIsTruncated) {
   btf* b = btf__new_empty();
   int u64 = btf__add_int(b, "unsigned long long", 8, 0);
   btf__add_typedef(b, "btf_trace_sched_switch", u64);
-  std::string raw = raw_of(b);
+  std::string raw = test::raw_btf(b);
   btf__free(b);
   // Cut inside the type section: the header's lengths now point past the end.
   EXPECT_FALSE(scan_kernel_btf(raw.substr(0, raw.size() / 2)));
