@@ -146,13 +146,22 @@ static __always_inline struct nw_cpu_state *cpu_at(__u32 cpu) { return bpf_map_l
 // once verified, the same loads at run time): each pointer loaded from a trusted one costs the
 // verifier up to four linear searches of the kernel's BTF (btf_nested_type_is_trusted, ~130k
 // types) on every path that reaches it, and the verifier's time is noisewatch's start-up. Here
-// that was on_wakeup 4.9 -> 2.0 ms, on_exec 2.9 -> 0.6, on_migrate 1.9 -> 0.6. (Kernel 6.2+; the
-// global functions' arg:trusted tags need 6.8 anyway.)
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+// that was on_wakeup 4.9 -> 2.0 ms, on_exec 2.9 -> 0.6, on_migrate 1.9 -> 0.6. The kfunc arrived in
+// Linux 6.2: user space sets has_rdonly_cast where the kernel's BTF has it (a weak extern, so
+// that the object loads where it does not; a dead call to an unresolved weak kfunc is accepted
+// from 5.16). Without it the walk starts from the task pointer itself: the same loads, only the
+// verification is slower (6.1 does not search the BTF for trust anyway).
+const volatile bool has_rdonly_cast = false;
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+static __always_inline struct task_struct *untrusted(struct task_struct *t) {
+  if (!has_rdonly_cast) return t;
+  return bpf_rdonly_cast(t, bpf_core_type_id_kernel(struct task_struct));
+}
 
 static __always_inline struct rq *rq_of(struct task_struct *t) {
   if (!bpf_core_field_exists(struct cfs_rq, rq)) return 0;
-  struct task_struct *u = bpf_rdonly_cast(t, bpf_core_type_id_kernel(struct task_struct));
+  struct task_struct *u = untrusted(t);
   struct cfs_rq *cfs = u->se.cfs_rq;
   return cfs ? cfs->rq : 0;
 }
@@ -172,9 +181,11 @@ static __always_inline __u64 rq_steal(struct rq *rq) {
   return rq->prev_steal_time_rq;
 }
 
+// The key of one-element arrays, read from .rodata rather than put on each caller's stack.
+static const __u32 zero_key = 0;
+
 static __always_inline struct nw_probe_stats *stats(void) {
-  __u32 zero = 0;
-  return bpf_map_lookup_elem(&probe_stats, &zero);
+  return bpf_map_lookup_elem(&probe_stats, &zero_key);
 }
 
 // `pid`: t->pid, when the caller has it (each read of a task field is a load of its own).
@@ -212,8 +223,8 @@ static __always_inline bool affected(struct nw_cpu_state *s) {
 }
 
 #include "task_times.bpf.h"
-#include "timeline.bpf.h"
 #include "windows.bpf.h"
+#include "timeline.bpf.h"  // after windows.bpf.h: an event is keyed by the window
 
 static __always_inline void add_to(struct nw_noise_val *v, __u64 count, __u64 time, __u64 max) {
   v->count += count;
@@ -221,12 +232,14 @@ static __always_inline void add_to(struct nw_noise_val *v, __u64 count, __u64 ti
   if (max > v->max_ns) v->max_ns = max;
 }
 
+// A new hash entry's first value, read from .rodata rather than built on each caller's stack.
+static const struct nw_noise_val zero_val = {};
+
 static __always_inline void hash_add(struct nw_noise_key *key, __u64 count, __u64 time, __u64 max) {
   key->cpu = bpf_get_smp_processor_id();
   struct nw_noise_val *v = bpf_map_lookup_elem(&noise, key);
   if (!v) {
-    struct nw_noise_val zero = {};
-    bpf_map_update_elem(&noise, key, &zero, BPF_NOEXIST);
+    bpf_map_update_elem(&noise, key, &zero_val, BPF_NOEXIST);
     v = bpf_map_lookup_elem(&noise, key);
     if (!v) {
       struct nw_probe_stats *st = stats();
@@ -244,7 +257,7 @@ static __always_inline void record(__u32 kind, __u32 id, const char *comm, __u64
   key.window = window_now();
   if (comm) __builtin_memcpy(key.comm, comm, NW_COMM_LEN);
   hash_add(&key, 1, dur, dur);
-  tl_emit(kind, id, comm, dur, key.window);
+  tl_emit(kind, id, comm, dur);
 }
 
 // The source a fixed slot stands for (user space: fixed_slot_key). Call sites pass constant
@@ -279,7 +292,7 @@ static __always_inline void record_fixed(__u32 slot, __u64 dur) {
       record(kind, id, 0, dur);
       return;
     }
-    tl_emit(kind, id, 0, dur, 0);
+    tl_emit(kind, id, 0, dur);
   }
   struct nw_noise_val *v = bpf_map_lookup_elem(&fixed, &slot);
   if (v) add_to(v, 1, dur, dur);
@@ -291,17 +304,18 @@ static __always_inline void record_fixed(__u32 slot, __u64 dur) {
 // hash, not to the timeline, which shows the span once, as blocking. A global function (verified
 // once, not on every path of the switch program that may end a span).
 __noinline int block_cause(__u32 from, __u64 dur) {
-  struct nw_noise_key key = {.kind = NW_KIND_BLOCK_OTHER};
-  key.window = window_now();
+  // One key on the stack, the timer's lateness first (each key is 32 bytes of a frame that counts
+  // against the verifier's 512 for on_switch's deepest call chain).
+  struct nw_noise_key key = {.kind = NW_KIND_SLEEP_LATE, .window = window_now()};
   struct nw_cpu_state *w = from ? cpu_at(from - 1) : 0;
-  if (w && w->wake_kind) {
-    key.kind = w->wake_kind;
+  __u32 kind = w ? w->wake_kind : 0;
+  if (kind == NW_KIND_BLOCK_SLEEP && w->wake_late_ns) hash_add(&key, 1, w->wake_late_ns - 1, w->wake_late_ns - 1);
+  if (kind) {
+    key.kind = kind;
     key.id = w->wake_id;
-    if (key.kind == NW_KIND_BLOCK_WAIT) __builtin_memcpy(key.comm, w->wake_comm, NW_COMM_LEN);
-    if (key.kind == NW_KIND_BLOCK_SLEEP && w->wake_late_ns) {
-      struct nw_noise_key late = {.kind = NW_KIND_SLEEP_LATE, .window = key.window};
-      hash_add(&late, 1, w->wake_late_ns - 1, w->wake_late_ns - 1);
-    }
+    if (kind == NW_KIND_BLOCK_WAIT) __builtin_memcpy(key.comm, w->wake_comm, NW_COMM_LEN);
+  } else {
+    key.kind = NW_KIND_BLOCK_OTHER;
   }
   hash_add(&key, 1, dur, dur);
   return 0;
@@ -322,8 +336,10 @@ static __always_inline struct nw_comm comm_of(struct task_struct *t) {
 }
 
 // The task leaving the CPU at a switch, as the out-of-line parts of on_switch need it (at most
-// five arguments reach a BPF function). Built only where one of them is called: on the common
-// path its stores would be wasted.
+// five arguments reach a BPF function). Written, only where one of them is called, into this
+// CPU's entry of `leaving_at` rather than onto on_switch's stack: the verifier adds up the stack of
+// every frame of a call chain against 512 bytes, three of these on on_switch's frame were 144 of
+// them, and a kernel build that counted a little more refused --timeline (608 bytes on 6.18.44).
 struct nw_leaving {
   __u64 now;  // the switch's scheduler clock
   __u32 cpu;
@@ -333,15 +349,32 @@ struct nw_leaving {
   struct nw_comm comm;
 };
 
-static __always_inline struct nw_leaving leaving(__u64 now, __u32 cpu, struct task_struct *prev, __u32 pid, bool tracked) {
-  struct nw_leaving lv = {.now = now, .cpu = cpu, .pid = pid, .tracked = tracked, .comm = comm_of(prev)};
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, NW_MAX_CPUS);  // user space: the possible CPUs
+  __type(key, __u32);
+  __type(value, struct nw_leaving);
+} leaving_at SEC(".maps");
+
+static __always_inline struct nw_leaving *leaving(__u64 now, __u32 cpu, struct task_struct *prev, __u32 pid,
+                                                  bool tracked) {
+  struct nw_leaving *lv = bpf_map_lookup_elem(&leaving_at, &cpu);
+  if (!lv) return 0;
+  lv->now = now;
+  lv->cpu = cpu;
+  lv->pid = pid;
+  lv->tracked = tracked;
+  lv->comm = comm_of(prev);
   return lv;
 }
 
 // A cache entry's record moves to the hash when another source needs the entry: rare (8 times in
 // 300 k round trips of a switch storm), so out of line, verified once instead of on every path of
-// on_switch that records.
-__noinline int evict_cached(struct nw_noise_entry *e) {
+// on_switch that records. It takes the entry's index, not the entry: a global function's pointer
+// argument is plain memory to the verifier, which before Linux 6.2 or so refuses it as a map key
+// ("R2 type=mem expected=fp, pkt, pkt_meta, map_key, map_value"); looked up here it is a map value.
+__noinline int evict_cached(__u32 idx) {
+  struct nw_noise_entry *e = bpf_map_lookup_elem(&preempt_cache, &idx);
   if (e && e->val.count) hash_add(&e->key, e->val.count, e->val.time_ns, e->val.max_ns);
   return 0;
 }
@@ -350,27 +383,29 @@ __noinline int evict_cached(struct nw_noise_entry *e) {
 // entry cannot be rewritten under us; a different task (or kind) evicts the entry into the hash.
 // Inlined: in a switch storm it runs at every switch, where a call costs more than the ~1 ms of
 // verification it would save at start-up.
-static __always_inline void record_cached(__u32 kind, __u32 pid, struct nw_comm c, __u64 dur) {
+static __always_inline void record_cached(__u32 kind, __u32 pid, const __u64 *comm, __u64 dur) {
   __u32 idx = pid & (NW_PREEMPT_CACHE - 1);
   struct nw_noise_entry *e = bpf_map_lookup_elem(&preempt_cache, &idx);
   if (!e) return;
+  // The name's two words (and the window) are loaded where they are compared or stored, not
+  // before the calls: every value kept across a call is a stack slot of on_switch's, and its frame
+  // counts against the verifier's 512 bytes for the whole call chain.
   __u64 *k = (__u64 *)e->key.comm;
-  __u32 window = window_now();
-  tl_emit_words(kind, pid, c.w[0], c.w[1], dur, window);
-  if (e->key.kind == kind && e->key.id == pid && k[0] == c.w[0] && k[1] == c.w[1] &&
-      (!windows_on || e->key.window == window)) {
+  if (e->key.kind == kind && e->key.id == pid && k[0] == comm[0] && k[1] == comm[1] &&
+      (!windows_on || e->key.window == window_now())) {
     add_to(&e->val, 1, dur, dur);
-    return;
+  } else {
+    if (e->val.count) evict_cached(idx);
+    e->key.kind = kind;
+    e->key.id = pid;
+    e->key.window = window_now();
+    k[0] = comm[0];
+    k[1] = comm[1];
+    e->val.count = 1;
+    e->val.time_ns = dur;
+    e->val.max_ns = dur;
   }
-  if (e->val.count) evict_cached(e);
-  e->key.kind = kind;
-  e->key.id = pid;
-  e->key.window = window;
-  k[0] = c.w[0];
-  k[1] = c.w[1];
-  e->val.count = 1;
-  e->val.time_ns = dur;
-  e->val.max_ns = dur;
+  tl_emit_words(e->key.kind, e->key.id, k[0], k[1], dur);  // the span's source is the entry's key now
 }
 
 static __always_inline __u32 task_cpu_of(struct task_struct *p) { return p->thread_info.cpu; }
@@ -513,7 +548,7 @@ __noinline int watched_switch(struct nw_cpu_state *s, struct nw_leaving *lv) {
     __u64 span = now - s->watch_mark_ns;
     __u64 nested = s->intr_total - s->watch_mark_intr;
     span = span > nested ? span - nested : 0;
-    if (span && span >= s->watch_min_ns) record_cached(NW_KIND_PREEMPT, lv->pid, lv->comm, span);
+    if (span && span >= s->watch_min_ns) record_cached(NW_KIND_PREEMPT, lv->pid, lv->comm.w, span);
   }
   s->watch_mark_ns = now;
   s->watch_mark_intr = s->intr_total;
@@ -602,9 +637,16 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, struct nw
 // Is the task leaving throttled? Asked at every involuntary switch of a tracked task (two of
 // five in a switch storm), so one or two direct loads, inline: through bpf_probe_read_kernel
 // (BPF_CORE_READ) this question was half of on_switch's cost (~65 ns a call, 27 ns a switch).
+// (task_struct.throttled arrived in 6.18: read through a flavour of the type that has it, so the
+// object also builds against an older kernel's vmlinux.h.)
+struct task_struct___throttled {
+  bool throttled;
+} __attribute__((preserve_access_index));
+
 static __always_inline bool throttle_suspect(struct task_struct *p) {
-  struct task_struct *u = bpf_rdonly_cast(p, bpf_core_type_id_kernel(struct task_struct));
-  if (bpf_core_field_exists(u->throttled)) return u->throttled;
+  struct task_struct *u = untrusted(p);
+  struct task_struct___throttled *f = (void *)u;
+  if (bpf_core_field_exists(f->throttled)) return f->throttled;
   if (!bpf_core_field_exists(struct cfs_rq, throttle_count)) return false;
   struct cfs_rq *own = u->se.cfs_rq;
   return own && own->throttle_count > 0;
@@ -622,7 +664,10 @@ static __always_inline bool throttle_suspect(struct task_struct *p) {
 const volatile bool group_name_ok = false;
 const volatile __u32 off_cfs_rq_tg = 0, off_tg_cgroup = 0, off_cgroup_kn = 0, off_kn_id = 0;
 
-__noinline __u32 throttled_group(struct task_struct *p __attribute__((btf_decl_tag("arg:trusted")))) {
+// The task is the current one (at sched_switch, the task leaving): a trusted task pointer as a
+// global function's argument needs Linux 6.9 (arg:trusted), and every read here is a plain read.
+__noinline __u32 throttled_group(void) {
+  void *p = (void *)bpf_get_current_task();
   if (!p) return 0;
   // A sched_entity's fields, at offsets relocated through the task's own `se` (a sched_entity root
   // of its own would cost libbpf a search of the kernel's types at every start-up).
@@ -663,11 +708,13 @@ __noinline int throttle_end(struct nw_cpu_state *s, struct nw_task_info *ti, __u
   }
   // Less the interrupts and steal in it, charged as themselves (the CPU counts as affected).
   __u64 span = now > s->throttle_since ? now - s->throttle_since : 0, nested = s->intr_total - s->throttle_intr0;
-  if (span > nested) record(NW_KIND_THROTTLE, s->throttle_cg, 0, span - nested);
+  __u32 cg = s->throttle_cg;
   __s32 left = s->throttled_n - 1;
   s->throttled_n = 0;
   s->throttle_epoch++;
   if (left > 0) __sync_fetch_and_add(&s->waiting, left);
+  // Last: nothing is kept across its calls (a smaller frame in on_switch's call chains).
+  if (span > nested) record(NW_KIND_THROTTLE, cg, 0, span - nested);
   return 0;
 }
 
@@ -687,7 +734,7 @@ static __always_inline void task_leaves(struct nw_cpu_state *s, struct nw_task_i
   held_slice_end(pi, steal);
   pi->cpu = cpu;
   if (runnable) {
-    __u32 throttled = throttle_suspect(prev) ? throttled_group(prev) : 0;
+    __u32 throttled = throttle_suspect(prev) ? throttled_group() : 0;  // prev is current here
     if (throttled) {
       // Runnable, so not blocking; but no task of ours waits on this runqueue either: it is
       // this CPU's throttle episode, opened by the first of them.
@@ -759,17 +806,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     s->intr_total += d;
   }
   s->steal_mark = steal;
-  if (prev_pid != s->curr_pid) {
-    struct nw_leaving lv = leaving(now, cpu, prev, prev_pid, pi != 0);
-    resync(s, pi, &lv, prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
-  }
+  if (prev_pid != s->curr_pid)
+    resync(s, pi, leaving(now, cpu, prev, prev_pid, pi != 0), prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
 
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it:
   // preemption by another task, or contention when it is one of the benchmark's own. A watched
   // CPU charges everything but its measurer instead (watched_switch).
   if (s->watched) {
-    struct nw_leaving lv = leaving(now, cpu, prev, prev_pid, pi != 0);
-    watched_switch(s, &lv);
+    watched_switch(s, leaving(now, cpu, prev, prev_pid, pi != 0));
   } else if (s->waiting > 0 && s->throttled_n <= 0 && s->mark_ts && now > s->mark_ts) {
     // (Not during a throttle episode: its tasks wait for the quota, and the episode is charged
     // the whole span, whoever runs meanwhile.)
@@ -783,15 +827,12 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
       // starts thousands of threads inserts a hash key per thread (a 10,000-thread storm: on_switch
       // 613 ns per call instead of 117, bench/RESULTS.md) and can fill the map. Preemption keeps
       // the pid: the advice names the process to stop.
-      record_cached(pi ? NW_KIND_CONTENTION : NW_KIND_PREEMPT, pi ? 0 : prev_pid, comm_of(prev), span);
+      record_cached(pi ? NW_KIND_CONTENTION : NW_KIND_PREEMPT, pi ? 0 : prev_pid, (const __u64 *)prev->comm, span);
     }
   }
 
   // 2. SMT: overlap of a non-idle sibling task with a tracked task on this core.
-  if (sib) {
-    struct nw_leaving lv = leaving(now, cpu, prev, prev_pid, pi != 0);
-    smt_switch(s, cpu_at(sib - 1), &lv);
-  }
+  if (sib) smt_switch(s, cpu_at(sib - 1), leaving(now, cpu, prev, prev_pid, pi != 0));
 
   // 3. The task leaving.
   if (pi) task_leaves(s, pi, prev, now, steal, cpu, preempt || prev_state == 0 /* TASK_RUNNING */,
@@ -1027,8 +1068,14 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
   return 0;
 }
 
+// Testing knob (NOISEWATCH_TEST_REFUSE): on_exit reads through a number, which the verifier
+// refuses, so that the message explaining a refusal is tested on a real one. Unset, the verifier
+// never walks the branch.
+const volatile bool test_refuse = false;
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p) {
+  if (test_refuse) return *(volatile int *)(long)p->pid;
   struct nw_task_info *ti = tracked_info(p);
   if (!ti) return 0;
   // Every tracked task is forgotten at its last switch (on_switch), where its runtime is final.
@@ -1071,7 +1118,7 @@ int BPF_PROG(on_fault_exit, struct vm_area_struct *vma, unsigned long address, u
   __u32 slot = NW_FIXED_FAULT;
   struct nw_noise_val *v = bpf_map_lookup_elem(&fixed, &slot);
   __u32 window = window_now();
-  tl_emit(NW_KIND_FAULT, 0, 0, own, window);
+  tl_emit(NW_KIND_FAULT, 0, 0, own);
   if (windows_on) {
     struct nw_noise_key key = {.kind = NW_KIND_FAULT, .window = window, .cpu = bpf_get_smp_processor_id()};
     v = bpf_map_lookup_elem(&noise, &key);

@@ -74,6 +74,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   register_snapshot(*app, action);
   register_compare(*app, action);
   register_events(*app, action);
+  register_kernel(*app, action);
   register_agent(*app, action);
   register_tune(*app, action);
   return app;

@@ -22,6 +22,7 @@ void register_check(CLI::App& app, Action& action);     // src/check/check_cli.c
 void register_snapshot(CLI::App& app, Action& action);  // src/check/snapshot_cli.cpp
 void register_compare(CLI::App& app, Action& action);   // src/compare/compare_cli.cpp
 void register_events(CLI::App& app, Action& action);    // src/probes/events_cli.cpp
+void register_kernel(CLI::App& app, Action& action);    // src/probes/kernel_cli.cpp
 void register_agent(CLI::App& app, Action& action);     // src/agent/agent_cli.cpp
 void register_tune(CLI::App& app, Action& action);      // src/tune/tune_cli.cpp
 

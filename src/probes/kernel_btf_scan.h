@@ -33,6 +33,7 @@ struct KernelBtfFacts {
   int32_t handle_mm_fault_id = -1;          // BTF id of the function, -1 when absent
   bool rq_has_prev_steal_time_rq = false;   // struct rq's member, CONFIG_PARAVIRT_TIME_ACCOUNTING
   bool task_iterator = false;               // the FUNC bpf_iter_task: iter/task programs attach
+  bool rdonly_cast = false;                 // the kfunc bpf_rdonly_cast (Linux 6.2): bpf/noise.bpf.c's untrusted()
   KernelOffsets offsets;
 };
 

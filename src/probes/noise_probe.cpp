@@ -1,9 +1,11 @@
 #include "probes/noise_probe.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +32,7 @@
 #include "probes/rare_vectors.h"
 #include "probes/source_names.h"
 #include "probes/task_iterator.h"
+#include "probes/verifier_log.h"
 #include "record/source_detail.h"
 #include "sources/kernel_names.h"
 #include "sources/vocabulary.h"
@@ -92,6 +95,7 @@ struct NoiseProbe::Impl {
   sys::Interrupts interrupts_at_start;
   std::set<int> with_sibling;  // read once here; the runner asks (machine limits)
   std::map<int, uint64_t> cpufreq_khz;  // the CPUs a cpufreq driver serves: their frequency at start
+  std::vector<std::pair<const bpf_program*, VerifierStats>> verifier_stats;  // each loaded program's
 
   ~Impl() {
     markers.reset();  // their links and ring buffer before the object
@@ -107,35 +111,66 @@ struct NoiseProbe::Impl {
 
 };
 
-// NOISEWATCH_TIMING: each program's verification time and size, from the verifier's own
-// statistics (log level BPF_LOG_STATS, a few lines per program), printed with the phases.
-class VerifierStats {
+// Every program is loaded with a small log of the verifier's own statistics (BPF_LOG_STATS: a few
+// lines, no instruction trace, nothing the kernel spends time on): its figures are the margins
+// `noisewatch kernel` reports, NOISEWATCH_TIMING prints each program's verification time, and a
+// program the kernel refuses is named with the verifier's reason. (Without a buffer of ours,
+// libbpf would load the program again at log level 1 to explain a refusal, and its message would
+// arrive in pieces.)
+class VerifierLogs {
  public:
-  explicit VerifierStats(bpf_object* obj) {
-    if (!timing::on()) return;
+  explicit VerifierLogs(bpf_object* obj) {
     bpf_program* prog;
     bpf_object__for_each_program(prog, obj) {
       if (!bpf_program__autoload(prog)) continue;
-      auto& log = logs_.emplace_back(prog, std::string(4096, '\0'));
+      // Roomy: a kernel before 6.4 fails the whole load (ENOSPC) when the log does not fit.
+      auto& log = logs_.emplace_back(prog, std::string(16384, '\0'));
       bpf_program__set_log_buf(prog, log.second.data(), log.second.size());
       bpf_program__set_log_level(prog, 4);  // BPF_LOG_STATS
     }
   }
-  void report() const {
+  // After a successful load: each program's figures (the logs are dropped).
+  std::vector<std::pair<const bpf_program*, VerifierStats>> take_stats() {
+    std::vector<std::pair<const bpf_program*, VerifierStats>> out;
     uint64_t total_us = 0;
-    for (const auto& [prog, log] : logs_) {
-      unsigned long us = 0, insns = 0;
-      if (auto at = log.find("verification time "); at != std::string::npos) us = std::strtoul(log.c_str() + at + 18, nullptr, 10);
-      if (auto at = log.find("processed "); at != std::string::npos) insns = std::strtoul(log.c_str() + at + 10, nullptr, 10);
-      total_us += us;
-      timing::detail(fmt::format("verifier {} {:.2f} ms ({} insns processed)", bpf_program__name(prog), us / 1e3, insns));
+    for (auto& [prog, log] : logs_) {
+      auto st = parse_verifier_stats(log.c_str());
+      if (!st) continue;
+      total_us += st->time_us;
+      timing::detail(fmt::format("verifier {} {:.2f} ms ({} insns processed)", bpf_program__name(prog),
+                                 double(st->time_us) / 1e3, st->insns_processed));
+      out.emplace_back(prog, std::move(*st));
     }
-    if (!logs_.empty()) timing::detail(fmt::format("verifier total {:.2f} ms over {} programs", total_us / 1e3, logs_.size()));
+    if (!out.empty()) timing::detail(fmt::format("verifier total {:.2f} ms over {} programs", double(total_us) / 1e3, out.size()));
+    logs_.clear();
+    return out;
+  }
+  // After a failed load: the program the verifier refused (libbpf stops at the first) and why.
+  std::optional<ProgramRefusal> refusal() const {
+    for (const auto& [prog, log] : logs_) {
+      if (bpf_program__fd(prog) >= 0) continue;
+      std::string why = verifier_refusal(log.c_str());
+      if (!why.empty()) return ProgramRefusal{bpf_program__name(prog), why};
+    }
+    return std::nullopt;
   }
 
  private:
   std::deque<std::pair<bpf_program*, std::string>> logs_;  // the buffers stay put until the load
 };
+
+std::string kernel_release() {
+  utsname u{};
+  return uname(&u) == 0 ? u.release : "unknown";
+}
+
+// The options that change what the programs are verified as, for a refusal's advice.
+std::string options_in_effect(const ProbeOptions& opts) {
+  std::vector<std::string> on;
+  if (opts.timeline.on) on.push_back("--timeline");
+  if (opts.windows) on.push_back(!opts.windows_exec.empty() || opts.windows_exec_as_root ? "--windows-exec" : "--windows");
+  return fmt::format("{}", fmt::join(on, " and "));
+}
 
 // The per-CPU state is memory-mapped and padded to keep CPUs off each other's cache lines.
 static_assert(sizeof(nw_cpu_state) == 320, "nw_cpu_state: keep the padding at 320 bytes (five cache lines)");
@@ -158,6 +193,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   impl_->skel = skel;
   timing::mark("probe open");
   bpf_map__set_max_entries(skel->maps.cpus, uint32_t(impl_->ncpus));
+  bpf_map__set_max_entries(skel->maps.leaving_at, uint32_t(impl_->ncpus));
   // The noise hash has an entry per source and CPU: room for NW_MAX_NOISE_KEYS sources on each of
   // up to four CPUs at once (a run's pinned CPUs; check's watched CPUs share it beyond that).
   bpf_map__set_max_entries(skel->maps.noise, uint32_t(NW_MAX_NOISE_KEYS * std::min(impl_->ncpus, 4)));
@@ -180,6 +216,8 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     skel->rodata->test_unseen_on = true;
     std::strncpy(const_cast<char*>(skel->rodata->test_unseen_comm), unseen, NW_COMM_LEN - 1);
   }
+  // Testing knob: NOISEWATCH_TEST_REFUSE=1 makes the verifier refuse on_exit (bpf/noise.bpf.c).
+  if (const char* refuse = getenv("NOISEWATCH_TEST_REFUSE"); refuse && *refuse == '1') skel->rodata->test_refuse = true;
   configure_windows(skel, opts.windows, opts.windows_exec, opts.windows_exec_as_root, opts.call, opts.timeline);
 
   for (int c = 0; c < impl_->ncpus; ++c) {
@@ -191,6 +229,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   if (impl_->cpufreq_khz.empty()) bpf_program__set_autoload(skel->progs.on_cpu_frequency, false);
   ProgramPlan plan = plan_programs(skel->obj, is_window_program);
   impl_->measures_steal = plan.measures_steal;
+  skel->rodata->has_rdonly_cast = plan.rdonly_cast;
   const KernelOffsets& off = plan.offsets;
   if (off.group_name()) {
     skel->rodata->group_name_ok = true;
@@ -211,9 +250,20 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   impl_->interrupts_at_start = std::move(plan.interrupts_at_start);
   for (auto& u : plan.unavailable) impl_->unavailable.push_back(std::move(u));
   timing::mark("BTF scan and program plan");
-  VerifierStats verifier(skel->obj);
+  VerifierLogs verifier(skel->obj);
 
   if (int err = noise_bpf__load(skel)) {
+    // The verifier's refusal (EACCES for most, EINVAL for some) is the kernel's judgement of a
+    // program, not of who loads it: said as such, with what avoids it.
+    if (auto refused = verifier.refusal()) {
+      std::string opts_on = options_in_effect(opts);
+      throw Error(fmt::format("this kernel ({}) refuses the eBPF program {}{}: \"{}\" — {}; `noisewatch kernel` "
+                              "shows what this kernel accepts",
+                              kernel_release(), refused->program, opts_on.empty() ? "" : " (set up for " + opts_on + ")",
+                              refused->reason,
+                              opts_on.empty() ? "noisewatch cannot measure here: report it with that line"
+                                              : "run without " + opts_on + ", or on a kernel that accepts it"));
+    }
     std::string why = last_log_line();
     if (err == -EPERM || err == -EACCES)
       throw Error("not allowed to load eBPF programs: run as root, or grant CAP_BPF and CAP_PERFMON "
@@ -222,7 +272,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
                             why.empty() ? "" : ": " + why));
   }
   timing::mark("probe load (verifier)");
-  verifier.report();
+  impl_->verifier_stats = verifier.take_stats();
 
   impl_->cpus_len = size_t(impl_->ncpus) * sizeof(nw_cpu_state);
   void* mem = mmap(nullptr, impl_->cpus_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(skel->maps.cpus), 0);
@@ -494,6 +544,61 @@ ProbeSwitches NoiseProbe::switches() const {
     n.unseen += Impl::load(impl_->cpus[c].switches_unseen);
   }
   return n;
+}
+
+namespace {
+
+// A loaded program's subprograms as the kernel keeps them: where each starts in its translated
+// instructions, its name (from the BTF loaded with it), and those instructions.
+struct LoadedProgram {
+  std::vector<uint32_t> starts;
+  std::vector<std::string> names;
+  std::vector<bpf_insn> insns;
+};
+
+std::optional<LoadedProgram> loaded_program(int prog_fd) {
+  bpf_prog_info info{};
+  uint32_t len = sizeof info;
+  if (prog_fd < 0 || bpf_obj_get_info_by_fd(prog_fd, &info, &len) || !info.nr_func_info || !info.xlated_prog_len)
+    return std::nullopt;
+  std::vector<bpf_func_info> funcs(info.nr_func_info);
+  LoadedProgram p;
+  p.insns.resize(info.xlated_prog_len / sizeof(bpf_insn));
+  bpf_prog_info with{};
+  with.nr_func_info = info.nr_func_info;
+  with.func_info_rec_size = sizeof(bpf_func_info);
+  with.func_info = uint64_t(uintptr_t(funcs.data()));
+  with.xlated_prog_len = uint32_t(p.insns.size() * sizeof(bpf_insn));
+  with.xlated_prog_insns = uint64_t(uintptr_t(p.insns.data()));
+  len = sizeof with;
+  if (bpf_obj_get_info_by_fd(prog_fd, &with, &len)) return std::nullopt;
+  btf* b = info.btf_id ? btf__load_from_kernel_by_id(info.btf_id) : nullptr;
+  for (const auto& f : funcs) {
+    p.starts.push_back(f.insn_off);
+    const btf_type* t = b ? btf__type_by_id(b, f.type_id) : nullptr;
+    p.names.push_back(t ? btf__name_by_offset(b, t->name_off) : fmt::format("#{}", p.names.size()));
+  }
+  if (b) btf__free(b);
+  return p;
+}
+
+}  // namespace
+
+std::vector<ProgramVerification> NoiseProbe::verification() const {
+  std::vector<ProgramVerification> out;
+  for (const auto& [prog, stats] : impl_->verifier_stats) {
+    ProgramVerification v;
+    v.program = bpf_program__name(prog);
+    v.stats = stats;
+    if (auto loaded = loaded_program(bpf_program__fd(prog))) {
+      v.stack = deepest_stack_chain(call_graph(loaded->insns.data(), loaded->insns.size(), loaded->starts),
+                                    stats.stack_depths);
+      if (v.stack)
+        for (size_t s : v.stack->subprograms) v.chain_names.push_back(loaded->names[s]);
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
 }
 
 bool NoiseProbe::measures_steal() const { return impl_->measures_steal; }

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/verifier_log.h"
 #include "probes/window_markers.h"
 #include "record/run_record.h"
 #include "system/task_times.h"
@@ -96,6 +97,10 @@ class NoiseProbe {
   bool has_sibling(int cpu) const;
   bool has_cpufreq(int cpu) const;
   std::vector<nw::Unavailable> unavailable() const;
+  // Each loaded program as the kernel's verifier judged it: its figures and the deepest call
+  // chain's stack, against the verifier's limits (probes/verifier_log.h). The configuration field
+  // is left for the caller.
+  std::vector<ProgramVerification> verification() const;
   FrequencySnapshot frequency(int cpu) const;
   // The window markers (with ProbeOptions::windows; else null).
   WindowMarkers* markers();
