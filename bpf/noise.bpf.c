@@ -175,10 +175,17 @@ static __always_inline __u64 sched_now(struct task_struct *t) { return rq_clock(
 
 // Hypervisor steal on a runqueue's CPU, in ns, as the scheduler has accounted it so far (it
 // takes it out of the task clock at every clock update, so a task's runtime never contains it).
-// Precise where /proc/stat rounds to 10 ms. 0 without CONFIG_PARAVIRT_TIME_ACCOUNTING.
+// Precise where /proc/stat rounds to 10 ms. 0 without CONFIG_PARAVIRT_TIME_ACCOUNTING (Debian 12's
+// own kernels), whose struct rq has no such member: read through a flavour of the type, so that
+// the object also builds against such a kernel's vmlinux.h.
+struct rq___steal {
+  __u64 prev_steal_time_rq;
+} __attribute__((preserve_access_index));
+
 static __always_inline __u64 rq_steal(struct rq *rq) {
-  if (!bpf_core_field_exists(struct rq, prev_steal_time_rq) || !rq) return 0;
-  return rq->prev_steal_time_rq;
+  struct rq___steal *r = (void *)rq;
+  if (!bpf_core_field_exists(r->prev_steal_time_rq) || !rq) return 0;
+  return r->prev_steal_time_rq;
 }
 
 // The key of one-element arrays, read from .rodata rather than put on each caller's stack.

@@ -25,15 +25,17 @@ else()
   set(BPF_ARCH ${CMAKE_SYSTEM_PROCESSOR})
 endif()
 
+# The flags every BPF object is compiled with (the guests' test compiles noise.bpf.c against another
+# kernel's vmlinux.h with them: tests/vm).
+set(BPF_CFLAGS -g -O2 -target bpf -D__TARGET_ARCH_${BPF_ARCH} -idirafter /usr/include/${CMAKE_LIBRARY_ARCHITECTURE})
+
 function(bpf_object name src)
   set(obj ${BPF_GEN_DIR}/${name}.bpf.o)
   set(skel ${BPF_GEN_DIR}/${name}.skel.h)
   get_filename_component(srcdir ${src} DIRECTORY)
   file(GLOB hdrs ${srcdir}/*.h)
   add_custom_command(OUTPUT ${obj}
-    COMMAND ${BPF_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${BPF_ARCH}
-            -I${BPF_GEN_DIR} -I${srcdir} -idirafter /usr/include/x86_64-linux-gnu
-            -c ${src} -o ${obj}
+    COMMAND ${BPF_CLANG} ${BPF_CFLAGS} -I${BPF_GEN_DIR} -I${srcdir} -c ${src} -o ${obj}
     DEPENDS ${src} ${hdrs} ${BPF_GEN_DIR}/vmlinux.h
     COMMENT "Compiling BPF object ${name}.bpf.o")
   add_custom_command(OUTPUT ${skel}

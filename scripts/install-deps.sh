@@ -22,9 +22,12 @@ RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev 
 # Google Benchmark binary built with the tests); openssl, htpasswd (apache2-utils) and curl make
 # the agent's certificates and password hash and scrape it over TLS; man-db and groff-base render
 # the installed man pages, dpkg-dev's dpkg-shlibdeps gives the .deb its dependencies; zsh checks
-# the generated zsh completion parses.
+# the generated zsh completion parses; qemu-system-x86, busybox-static and e2fsprogs boot the
+# guests that run noisewatch on other kernels (tests/vm: Debian 12's 6.1, fetched by apt-get
+# download into /var/cache/noisewatch-vm, never installed).
 TEST=(libgtest-dev libgmock-dev prometheus chromium libclang-rt-14-dev python3-jsonschema podman runc hyperfine
-      libbenchmark-dev openssl apache2-utils curl man-db groff-base dpkg-dev zsh)
+      libbenchmark-dev openssl apache2-utils curl man-db groff-base dpkg-dev zsh qemu-system-x86 busybox-static
+      e2fsprogs)
 # Benchmarks: perf stat and bpftrace, the anchors bench/overhead.sh prints beside noisewatch's
 # start-up (bpftrace also reads check's thread run times there); jq and curl, with which it reads
 # the records and scrapes the agent; hyperfine, to time commands by hand.

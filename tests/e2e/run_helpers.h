@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/files.h"
+#include "support/record_fields.h"
 
 namespace nw::e2e {
 
@@ -137,19 +138,6 @@ struct StoppedHog {
 };
 
 inline nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(test::slurp(path)); }
-
-// A source's time or count in one run of a record (0 when the source did not show up).
-inline uint64_t run_source_field(const nlohmann::json& run, const std::string& source, const char* field) {
-  for (const auto& n : run["noise"])
-    if (n["source"] == source) return n[field].get<uint64_t>();
-  return 0;
-}
-inline uint64_t run_source_time(const nlohmann::json& run, const std::string& source) {
-  return run_source_field(run, source, "time_ns");
-}
-inline uint64_t run_source_count(const nlohmann::json& run, const std::string& source) {
-  return run_source_field(run, source, "count");
-}
 
 // The names of the BPF programs currently loaded (bpftool prog show).
 inline std::string loaded_bpf_programs() {

@@ -106,6 +106,7 @@ mount -t tmpfs cgroup /sys/fs/cgroup
 for c in cpu,cpuacct cpuset memory; do
   mkdir -p /sys/fs/cgroup/$c && mount -t cgroup -o $c cgroup /sys/fs/cgroup/$c
 done
+ln -s cpu,cpuacct /sys/fs/cgroup/cpu && ln -s cpu,cpuacct /sys/fs/cgroup/cpuacct  # as systemd links them
 depmod 2>/dev/null
 modprobe virtio_pci 2>/dev/null
 modprobe virtio_blk 2>/dev/null
