@@ -120,6 +120,9 @@ struct NoiseProbe::Impl {
 class VerifierLogs {
  public:
   explicit VerifierLogs(bpf_object* obj) {
+    // NOISEWATCH_BPF_LOG: libbpf's own handling, which loads a refused program again at log level
+    // 1 and prints the verifier's whole account of it.
+    if (getenv("NOISEWATCH_BPF_LOG")) return;
     bpf_program* prog;
     bpf_object__for_each_program(prog, obj) {
       if (!bpf_program__autoload(prog)) continue;
