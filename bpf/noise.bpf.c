@@ -176,16 +176,10 @@ static __always_inline __u64 sched_now(struct task_struct *t) { return rq_clock(
 // Hypervisor steal on a runqueue's CPU, in ns, as the scheduler has accounted it so far (it
 // takes it out of the task clock at every clock update, so a task's runtime never contains it).
 // Precise where /proc/stat rounds to 10 ms. 0 without CONFIG_PARAVIRT_TIME_ACCOUNTING (Debian 12's
-// own kernels), whose struct rq has no such member: read through a flavour of the type, so that
-// the object also builds against such a kernel's vmlinux.h.
-struct rq___steal {
-  __u64 prev_steal_time_rq;
-} __attribute__((preserve_access_index));
-
+// own kernels).
 static __always_inline __u64 rq_steal(struct rq *rq) {
-  struct rq___steal *r = (void *)rq;
-  if (!bpf_core_field_exists(r->prev_steal_time_rq) || !rq) return 0;
-  return r->prev_steal_time_rq;
+  if (!bpf_core_field_exists(struct rq, prev_steal_time_rq) || !rq) return 0;
+  return rq->prev_steal_time_rq;
 }
 
 // The key of one-element arrays, read from .rodata rather than put on each caller's stack.
@@ -346,7 +340,7 @@ static __always_inline struct nw_comm comm_of(struct task_struct *t) {
 // five arguments reach a BPF function). Written, only where one of them is called, into this
 // CPU's entry of `leaving_at` rather than onto on_switch's stack: the verifier adds up the stack of
 // every frame of a call chain against 512 bytes, three of these on on_switch's frame were 144 of
-// them, and a kernel build that counted a little more refused --timeline (608 bytes on 6.18.44).
+// them, and 6.18.44 refused --timeline (608 bytes; another 6.18 build had loaded it).
 struct nw_leaving {
   __u64 now;  // the switch's scheduler clock
   __u32 cpu;
@@ -397,22 +391,22 @@ static __always_inline void record_cached(__u32 kind, __u32 pid, const __u64 *co
   // The name's two words (and the window) are loaded where they are compared or stored, not
   // before the calls: every value kept across a call is a stack slot of on_switch's, and its frame
   // counts against the verifier's 512 bytes for the whole call chain.
+  tl_emit_words(kind, pid, comm[0], comm[1], dur);
   __u64 *k = (__u64 *)e->key.comm;
   if (e->key.kind == kind && e->key.id == pid && k[0] == comm[0] && k[1] == comm[1] &&
       (!windows_on || e->key.window == window_now())) {
     add_to(&e->val, 1, dur, dur);
-  } else {
-    if (e->val.count) evict_cached(idx);
-    e->key.kind = kind;
-    e->key.id = pid;
-    e->key.window = window_now();
-    k[0] = comm[0];
-    k[1] = comm[1];
-    e->val.count = 1;
-    e->val.time_ns = dur;
-    e->val.max_ns = dur;
+    return;
   }
-  tl_emit_words(e->key.kind, e->key.id, k[0], k[1], dur);  // the span's source is the entry's key now
+  if (e->val.count) evict_cached(idx);
+  e->key.kind = kind;
+  e->key.id = pid;
+  e->key.window = window_now();
+  k[0] = comm[0];
+  k[1] = comm[1];
+  e->val.count = 1;
+  e->val.time_ns = dur;
+  e->val.max_ns = dur;
 }
 
 static __always_inline __u32 task_cpu_of(struct task_struct *p) { return p->thread_info.cpu; }
@@ -644,16 +638,12 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, struct nw
 // Is the task leaving throttled? Asked at every involuntary switch of a tracked task (two of
 // five in a switch storm), so one or two direct loads, inline: through bpf_probe_read_kernel
 // (BPF_CORE_READ) this question was half of on_switch's cost (~65 ns a call, 27 ns a switch).
-// (task_struct.throttled arrived in 6.18: read through a flavour of the type that has it, so the
-// object also builds against an older kernel's vmlinux.h.)
-struct task_struct___throttled {
-  bool throttled;
-} __attribute__((preserve_access_index));
-
+// (task_struct.throttled arrived in 6.18. Read as task_struct's own member, not through a flavour
+// type: each type CO-RE relocates costs libbpf a search of the kernel's ~130,000 types at
+// start-up, ~0.75 ms; the committed vmlinux.h has it, whatever kernel builds noisewatch.)
 static __always_inline bool throttle_suspect(struct task_struct *p) {
   struct task_struct *u = untrusted(p);
-  struct task_struct___throttled *f = (void *)u;
-  if (bpf_core_field_exists(f->throttled)) return f->throttled;
+  if (bpf_core_field_exists(u->throttled)) return u->throttled;
   if (!bpf_core_field_exists(struct cfs_rq, throttle_count)) return false;
   struct cfs_rq *own = u->se.cfs_rq;
   return own && own->throttle_count > 0;

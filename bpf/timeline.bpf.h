@@ -30,7 +30,7 @@ struct {
 // program nested in a scheduler program can race on them, which at worst lets one event more
 // through or miscounts one drop. Out of line (a global function, verified once): inlined, its
 // helper calls made every caller spill what it holds across them, and on_switch's chain of calls
-// outgrew the verifier's 512 bytes of stack on a kernel that counts a little more (6.18.44).
+// outgrew the verifier's 512 bytes of stack on 6.18.44 (608).
 __noinline int tl_write(__u64 kind_id, __u64 c0, __u64 c1, __u64 dur) {
   struct nw_tl_rate *r = bpf_map_lookup_elem(&tl_rate, &zero_key);
   if (!r) return 0;

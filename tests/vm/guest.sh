@@ -11,7 +11,8 @@
 #     --timeout S      the whole boot, script and power-off (default 600)
 #     SCRIPT           run by the guest's sh (busybox) as root, in /out, with PATH=/nw:/bin and
 #                      NW_SCRATCH=/scratch, an ext4 file system on a 256 MiB virtio disk of its
-#                      own (/dev/vdb: O_DIRECT I/O, a device IRQ)
+#                      own (/dev/vdb: O_DIRECT I/O, a device IRQ); /dev/vdc holds the kernel's
+#                      symbols (for a hang's diagnosis)
 # Exit status: the script's; 124 when the guest ran out of time; 125 when the guest could not be
 # built or booted or said nothing back. The guest's console is OUT/console.log; the script's
 # output OUT/script.log.
@@ -20,7 +21,10 @@
 # machine. Results come back as a tar stream the guest writes to a raw disk of its own (/dev/vda),
 # which tar reads here: no guest file system to mount or to debugfs, no journal to flush.
 # TCG, not KVM: on this project's VMs /dev/kvm exists but a KVM guest hangs at boot. TCG time is
-# not a real machine's; tests assert counts, or bounds wide enough to say so.
+# not a real machine's; tests assert counts, or bounds wide enough to say so. Single-threaded TCG
+# (both vCPUs on one host thread, ~20 % slower): with a thread per vCPU, 2 guests in ~20 hung
+# while the kernel patched its own code to attach a program (one vCPU in text_poke_bp's IPI wait,
+# the other trapping again and again on the int3 the first had already removed).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel="" build="" out="" smp=2 cpu=Skylake-Server append="" timeout=600 script=""
@@ -45,7 +49,7 @@ vmlinuz=$(ls "$kernel"/boot/vmlinuz-* 2>/dev/null | head -1)
 [ -n "$vmlinuz" ] || fail "no boot/vmlinuz-* in $kernel (tests/vm/kernel.sh unpacks one)"
 release=${vmlinuz##*/vmlinuz-}
 [ -x "$build/noisewatch" ] || fail "no $build/noisewatch: build first (scripts/build.sh)"
-for tool in qemu-system-x86_64 /bin/busybox mke2fs; do
+for tool in qemu-system-x86_64 /bin/busybox mke2fs python3; do
   command -v "$tool" >/dev/null || fail "$tool is missing: scripts/install-deps.sh test installs it"
 done
 
@@ -114,6 +118,9 @@ modprobe crc32c_generic 2>/dev/null
 modprobe ext4 2>/dev/null
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/vda ] && [ -b /dev/vdb ] && break; sleep 0.2; done
 mkdir -p /scratch && mount -t ext4 /dev/vdb /scratch
+# The kernel's symbols, on a disk of their own at once: a guest that hangs later is still named.
+cat /proc/kallsyms >/dev/vdc
+sync
 cd /out
 echo "nw-guest: running the script on $(uname -r)"
 sh /script.sh >/out/script.log 2>&1
@@ -130,22 +137,66 @@ mkdir -p "$out"
 find "$out" -mindepth 1 -delete
 truncate -s 64M "$work/out.img"
 truncate -s 256M "$work/scratch.img"
+truncate -s 32M "$work/syms.img"
 mke2fs -q -F -t ext4 "$work/scratch.img" >/dev/null
 echo "guest.sh: booting $release (TCG, -smp $smp) with $(basename "$script")" >&2
-status=0
-timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -machine q35 -accel tcg -cpu "$cpu" -smp "$smp" -m 2048 \
-  -nographic -no-reboot -monitor none \
+# QEMU's monitor on a socket: a guest that runs out of time is asked where each vCPU is, and the
+# addresses are named from the kernel's symbols (/proc/kallsyms, which the guest wrote to a disk
+# of its own at boot: Debian's package ships a stub System.map), so that a hang says whether the
+# guest was in noisewatch's programs, the kernel, or user space.
+qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu "$cpu" -smp "$smp" -m 2048 \
+  -nographic -no-reboot -monitor unix:"$work/monitor",server,nowait \
   -kernel "$vmlinuz" -initrd "$work/initrd.cpio" \
-  -append "console=ttyS0 panic=-1 quiet loglevel=4 $append" \
+  -append "console=ttyS0 panic=-1 nokaslr quiet loglevel=5 $append" \
   -drive file="$work/out.img",format=raw,if=virtio \
   -drive file="$work/scratch.img",format=raw,if=virtio \
-  </dev/null >"$out/console.log" 2>&1 || status=$?
-if [ "$status" = 124 ] || [ "$status" = 137 ]; then
-  echo "guest.sh: the guest ran out of time (${timeout} s); its console's end:" >&2
+  -drive file="$work/syms.img",format=raw,if=virtio \
+  </dev/null >"$out/console.log" 2>&1 &
+qemu=$!
+deadline=$((SECONDS + timeout))
+while kill -0 "$qemu" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.5; done
+status=0
+if kill -0 "$qemu" 2>/dev/null; then
+  echo "guest.sh: the guest ran out of time (${timeout} s); where its vCPUs were, then its console's end:" >&2
+  python3 - "$work/monitor" "$work/syms.img" >&2 <<'PY' || true
+import bisect, re, socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(2)
+def ask(cmd):
+    s.sendall((cmd + "\n").encode())
+    time.sleep(1)
+    out = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk: break
+            out += chunk
+    except socket.timeout:
+        pass
+    return out.decode(errors="replace")
+ask("")
+regs = ask("info registers -a")
+syms = []
+for line in open(sys.argv[2], errors="replace"):
+    f = line.split()
+    if len(f) >= 3 and f[1] in "tTwW" and len(f[0]) == 16:
+        syms.append((int(f[0], 16), f[2]))
+syms.sort()
+addrs = [a for a, _ in syms]
+for cpu, rip in re.findall(r"CPU#(\d+).*?RIP=([0-9a-f]+)", regs, re.S):
+    r = int(rip, 16)
+    k = bisect.bisect_right(addrs, r) - 1
+    name = f"{syms[k][1]}+{r - syms[k][0]:#x}" if k >= 0 and r - syms[k][0] < 0x10000 else "(not in the kernel's text at boot: user space or a BPF program)"
+    print(f"  vCPU {cpu}: RIP {rip} {name}")
+PY
+  kill "$qemu" 2>/dev/null
+  wait "$qemu" 2>/dev/null
   tail -20 "$out/console.log" >&2
   tar -xf "$work/out.img" -C "$out" 2>/dev/null || true
   exit 124
 fi
+wait "$qemu" || status=$?
 if ! tar -xf "$work/out.img" -C "$out" 2>/dev/null || [ ! -f "$out/status" ]; then
   echo "guest.sh: the guest said nothing back (qemu exit $status); its console's end:" >&2
   tail -30 "$out/console.log" >&2

@@ -18,8 +18,6 @@ run() {  # run NAME CPUS RUNS -- COMMAND...: a recorded run, no warm-up, quiet
 }
 
 uname -r >release.txt
-# The kernel's own types, for the host's check that the eBPF object builds against them.
-cat /sys/kernel/btf/vmlinux >vmlinux.btf
 
 # What this kernel gives noisewatch: every set-up loads, every program within its margins.
 scenario kernel sh -c 'noisewatch kernel --format json >kernel.json'
