@@ -49,6 +49,9 @@ struct Plan {
   std::string windows_harness;
   std::optional<CallSite> windows_call_close;
   int warmup_windows = 0;                   // --warmup-windows N
+  // A --windows mode without --runs or --warmup: the harness runs once, no warm-up run (it repeats
+  // by itself); said in the first progress line.
+  bool harness_runs_once = false;
   std::string timeline;                     // --timeline FILE (Chrome trace-event JSON)
   uint64_t timeline_threshold_ns = 10'000;  // --timeline-threshold
 };

@@ -43,6 +43,7 @@ struct RunArgs {
   bool no_pin = false;
   int runs = 10;
   int warmup = 1;
+  bool runs_given = false, warmup_given = false;  // CLI11 says whether they were
   std::string json;
   std::string format;
   std::string output;
@@ -165,6 +166,14 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   // Where the benchmark could not go whatever was asked: said rather than silently left out.
   if (auto note = sys::unavailable_note(available.unavailable()); !note.empty()) p.cpu_reason += "; " + note;
   apply_window_options(p, a.win);
+  // A harness (Google Benchmark, hyperfine, pyperf, a benchmark marking its windows) repeats and
+  // warms up by itself: its windows are the repetitions, so it runs once, with no warm-up run of
+  // its own, unless the user asks for more.
+  if (p.windows) {
+    if (!a.runs_given) p.runs = 1;
+    if (!a.warmup_given) p.warmup = 0;
+    p.harness_runs_once = !a.runs_given && !a.warmup_given;
+  }
   if (!a.events.empty()) {
     std::string item;
     for (char c : a.events + ",") {
@@ -217,6 +226,9 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
   bool tty = isatty(STDERR_FILENO);
   auto ready = [&] {
     if (a.quiet) return;
+    if (plan.harness_runs_once)
+      fmt::print(stderr, "noisewatch: the harness runs once, with no warm-up run: it repeats and warms up by itself, and "
+                         "each window is a repetition (--runs N runs it N times)\n");
     fmt::print(stderr, "noisewatch: {}\n", plan.pin ? "pinned to " + plan.cpu_reason : plan.cpu_reason);
     if (plan.setup.any()) fmt::print(stderr, "noisewatch: the benchmark runs with {}\n", setup_text(plan.setup));
     if (plan.windows_call_close)
@@ -271,8 +283,8 @@ void register_run(CLI::App& app, Action& action) {
       "  noisewatch --no-aslr --clean-env --fifo 1 -- ./bench   the benchmark process alone, set up quieter\n"
       "  noisewatch --timer-slack 1 -- ./bench    its sleeps end on time (blocking:sleep varies less)\n"
       "  noisewatch --tune -- ./bench              tune the machine for this run, restore it afterwards\n"
-      "  noisewatch --windows -r 3 -- ./bench      every window ./bench marks is a repetition (3 processes)\n"
-      "  noisewatch --windows-exec bench -r 1 -- hyperfine -N -r 20 ./bench   each of hyperfine's 20 runs is one\n"
+      "  noisewatch --windows -- ./bench           every window ./bench marks is a repetition (./bench runs once)\n"
+      "  noisewatch --windows hyperfine -- hyperfine -N -r 20 ./bench   each of hyperfine's 20 runs is one\n"
       "  noisewatch --windows gbench -- ./bm --benchmark_repetitions=20   each Google Benchmark repetition is one\n"
       "  noisewatch --timeline t.json -- ./bench   also write when the noise struck (open t.json in Perfetto)");
   sub->add_option("-c,--cpu", args->cpu,
@@ -280,8 +292,12 @@ void register_run(CLI::App& app, Action& action) {
                   "CPU at once for 1 s and takes the quietest, like `noisewatch check` (default: not CPU 0; the "
                   "allowed CPU with the fewest device IRQs)");
   sub->add_flag("--no-pin", args->no_pin, "do not pin; observe wherever the benchmark runs");
-  sub->add_option("-r,--runs", args->runs, "measured repetitions")->capture_default_str();
-  sub->add_option("-w,--warmup", args->warmup, "unmeasured repetitions first")->capture_default_str();
+  sub->add_option("-r,--runs", args->runs,
+                  "measured repetitions (default 10; with a --windows mode, 1 run of the harness, which repeats by itself)")
+      ->each([args](const std::string&) { args->runs_given = true; });
+  sub->add_option("-w,--warmup", args->warmup,
+                  "unmeasured repetitions first (default 1; with a --windows mode, 0: the harness warms up by itself)")
+      ->each([args](const std::string&) { args->warmup_given = true; });
   sub->add_option("--json", args->json, "write the run record (noisewatch.run/1) to FILE; '-' for stdout")->type_name("FILE");
   add_format_option(sub, args->format, report::format_names(),
                     "report format: " + report::format_choices() + "; on stdout unless -o");

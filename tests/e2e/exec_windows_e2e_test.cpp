@@ -139,11 +139,19 @@ TEST(ExecWindowsE2E, TheHyperfinePresetFindsTheProgramItself) {
   ASSERT_TRUE(std::filesystem::exists(kHyperfine)) << "install hyperfine (scripts/install-deps.sh test)";
   UniqueCopy spin(bin("nw_spin"), "p");
   const std::string json = temp_path("exec-hf-preset.json");
-  // Through hyperfine's shell (no -N), with options that take values before the command.
-  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "--json", json, "--windows", "hyperfine",
-                "--", kHyperfine, "--style", "none", "--runs", "5", "--warmup", "1", spin.path + " 20"});
+  // Through hyperfine's shell (no -N), with options that take values before the command; no
+  // --runs or --warmup of noisewatch's: hyperfine repeats and warms up by itself, so it runs once.
+  Proc p = run({noisewatch(), "--cpu", "1", "--json", json, "--windows", "hyperfine", "--", kHyperfine, "--style",
+                "basic", "--runs", "5", "--warmup", "1", spin.path + " 20"});
   ASSERT_EQ(p.status, 0) << p.err;
   auto rec = load_json(json);
+  ASSERT_EQ(rec["process_runs"].size(), 1u) << rec["process_runs"].dump();
+  EXPECT_FALSE(rec["process_runs"][0].value("warmup", true)) << rec["process_runs"].dump();
+  // Its report printed once, and the first progress line says why.
+  size_t reports = 0;
+  for (size_t at = p.out.find("Benchmark 1:"); at != std::string::npos; at = p.out.find("Benchmark 1:", at + 1)) ++reports;
+  EXPECT_EQ(reports, 1u) << p.out;
+  EXPECT_EQ(p.err.rfind("noisewatch: the harness runs once, with no warm-up run", 0), 0u) << p.err;
   EXPECT_EQ(rec["windows_harness"]["name"], "hyperfine");
   EXPECT_EQ(rec["windows_exec"], spin.comm);
   // hyperfine's warm-up run is a process too: 6 windows, each a run of ~20 ms.
