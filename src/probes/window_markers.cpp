@@ -157,6 +157,13 @@ WindowReadout WindowMarkers::read() const {
   out.dropped = load(bss->windows_dropped);
   out.stray_ends = load(bss->stray_ends);
   out.marker_lines = load(bss->marker_lines);
+  // --windows pyperf: the program is what the first process ends up running. Through a shim (pyenv,
+  // asdf: a bash script that execs the interpreter, itself through `pyenv exec`), the first process
+  // runs bash before python, and the shim's own helpers (bash scripts it forks) ran "the program"
+  // while it was bash: a window labelled with anything but the final program is none.
+  std::string root_program;
+  if (skel_->rodata->windows_exec_as_root)
+    root_program.assign(bss->exec_window_root_comm, strnlen(bss->exec_window_root_comm, NW_LABEL_LEN));
   int fd = bpf_map__fd(skel_->maps.windows);
   for (uint32_t k = 0; k < std::min<uint64_t>(seen, NW_MAX_WINDOWS); ++k) {
     nw_window w{};
@@ -169,8 +176,10 @@ WindowReadout WindowMarkers::read() const {
     m.implicit_end = w.flags & NW_WIN_IMPLICIT_END;
     m.from_fd = w.flags & NW_WIN_FROM_FD;
     m.pid = w.pid;
-    // A fork whose child ran something else, or had not run anything yet at the end.
-    add_window_slot(out, std::move(m), !(w.flags & (NW_WIN_DISCARDED | NW_WIN_TENTATIVE)));
+    // A fork whose child ran something else, or had not run anything yet at the end; a process that
+    // ran what the first process ran before its last execve.
+    const bool stale = !root_program.empty() && (w.flags & NW_WIN_FROM_EXEC) && m.text_label != root_program;
+    add_window_slot(out, std::move(m), !(w.flags & (NW_WIN_DISCARDED | NW_WIN_TENTATIVE)) && !stale);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // middle is charged to the runs it overlapped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <sstream>
@@ -165,6 +166,36 @@ TEST(ExecWindowsE2E, TheHyperfinePresetFindsTheProgramItself) {
   EXPECT_EQ(wrong.status, 125);
   EXPECT_NE(wrong.err.find("not hyperfine"), std::string::npos) << wrong.err;
   std::filesystem::remove(json);
+}
+
+// pyperf behind a pyenv-style shim (tests/workloads/pyenv_like/python3: its first process execs
+// env, bash, pyenv, pyenv-exec, then the interpreter, and forks helper scripts while it is still
+// bash), with no --runs: pyperf runs once, its workers are the windows and nothing the shim ran is.
+// (With the real pyenv on this project's VMs, 13 of the shim's helpers were windows labelled bash.)
+TEST(ExecWindowsE2E, PyperfThroughAShimRunsOnceAndOnlyItsWorkersAreWindows) {
+  constexpr int kWorkers = 4;
+  const std::string json = temp_path("pyperf-shim.json"), truth = temp_path("pyperf-shim.truth");
+  const std::string shim = std::string(NW_SOURCE_DIR) + "/tests/workloads/pyenv_like/python3";
+  const std::string script = std::string(NW_SOURCE_DIR) + "/tests/workloads/nw_pyperf_like.py";
+  Proc p = run({noisewatch(), "--cpu", "1", "-q", "--json", json, "--windows", "pyperf", "--", shim, script,
+                std::to_string(kWorkers), "2", truth});
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto rec = load_json(json);
+  EXPECT_EQ(rec["process_runs"].size(), 1u);
+  ASSERT_EQ(rec["runs"].size(), size_t(kWorkers)) << rec["warnings"].dump();
+  for (const auto& w : rec["runs"]) {
+    EXPECT_EQ(w["label"], "python3") << w.dump();
+    expect_conserved(w);
+  }
+  // pyperf refuses to overwrite its -o file: a second run of it is refused before anything runs,
+  // with what works instead.
+  Proc twice = run({noisewatch(), "--cpu", "1", "-q", "--runs", "2", "--windows", "pyperf", "--", "/usr/bin/python3",
+                    "-m", "pyperf", "timeit", "-o", json, "1+1"});
+  EXPECT_EQ(twice.status, 125);
+  EXPECT_NE(twice.err.find("--append FILE"), std::string::npos) << twice.err;
+  EXPECT_EQ(std::count(twice.err.begin(), twice.err.end(), '\n'), 1) << twice.err;
+  std::filesystem::remove(json);
+  std::filesystem::remove(truth);
 }
 
 // pyperf's shape (pyperf is not in Debian 12: a script that runs workers of itself as pyperf does,
