@@ -16,6 +16,8 @@
 
 namespace nw::report {
 
+struct LabelAnalysis;
+
 struct Analysis {
   Summary summary;
   // Set when the benchmark failed before any measured run: nothing else below is computed.
@@ -29,6 +31,18 @@ struct Analysis {
   std::vector<Recommendation> recommendations;
   std::vector<std::string> warnings;         // to show: the runner's own, then the engine's
   std::vector<std::string> engine_warnings;  // the engine's alone (so a re-analysis can replace them)
+  // Windows of several labels (reports/labels.h, split_labels): each label analysed alone, the
+  // noisiest first. Then nothing above is computed across labels: the summary counts the windows,
+  // the attribution and recommendations are empty and the headline says where the blocks are.
+  std::vector<LabelAnalysis> by_label;
+};
+
+// One label's windows (record/window_labels.h, only_label) and their analysis. Its `warnings` are
+// the engine's alone: the runner's are the whole record's, shown once.
+struct LabelAnalysis {
+  std::string label;
+  RunRecord record;
+  Analysis analysis;
 };
 
 }  // namespace nw::report

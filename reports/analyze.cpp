@@ -1,9 +1,12 @@
 // analyze(): record -> attribution, patterns, workload split, advice, headline and warnings.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "reports/advice.h"
 #include "reports/labels.h"
 #include "reports/report.h"
+#include "reports/units.h"
 
 namespace nw::report {
 
@@ -21,6 +24,41 @@ std::vector<std::string> runner_warnings(const RunRecord& rec) {
   return kept;
 }
 
+// One set of repetitions: attribution, patterns, workload split, leads, narrative and advice.
+void analyze_set(const RunRecord& rec, Analysis& a) {
+  a.matrix = collect_sources(rec);
+  a.attribution = attribute(a.matrix, sources::benchmark_comm(rec.command));
+  a.patterns = detect_patterns(a.matrix);
+  a.split = split_workload(rec, a.matrix, a.attribution);
+  a.leads = neighbour_leads(rec, a.attribution);
+  NarrativeInput story{rec, a.attribution, a.patterns, a.split, a.leads};
+  a.engine_warnings = warnings(story);
+  a.headline = headline(story);
+  a.recommendations = recommend({rec, a.attribution.rows, a.patterns, a.split, a.attribution.attributable, a.leads});
+}
+
+// Windows of several benchmarks: each analysed alone, the noisiest first (a block of one window
+// has no CV and goes last); the whole record's own figures say where the blocks are.
+void analyze_by_label(const RunRecord& rec, const std::vector<std::string>& labels, Analysis& a) {
+  for (const auto& label : labels) {
+    LabelAnalysis block{label, only_label(rec, label), {}};
+    block.analysis.summary = block.record.summary;
+    analyze_set(block.record, block.analysis);
+    block.analysis.warnings = block.analysis.engine_warnings;
+    a.by_label.push_back(std::move(block));
+  }
+  std::stable_sort(a.by_label.begin(), a.by_label.end(), [](const LabelAnalysis& x, const LabelAnalysis& y) {
+    return x.analysis.summary.cv > y.analysis.summary.cv;
+  });
+  const auto& noisiest = a.by_label.front();
+  a.headline = fmt::format("{} {}, each reported alone below (the noisiest: {}, CV {} over {} window{})",
+                           a.by_label.size(), label_noun(rec), shown_label(noisiest.label),
+                           format_percent(noisiest.analysis.summary.cv, 2), noisiest.analysis.summary.runs,
+                           noisiest.analysis.summary.runs == 1 ? "" : "s");
+  a.attribution.reason = fmt::format("windows of {} {}: each attributed alone (by_label)", a.by_label.size(),
+                                     label_noun(rec));
+}
+
 }  // namespace
 
 Analysis analyze(const RunRecord& rec) {
@@ -32,17 +70,9 @@ Analysis analyze(const RunRecord& rec) {
     a.headline = a.failed->headline;
     return a;
   }
-  a.matrix = collect_sources(rec);
-  a.attribution = attribute(a.matrix, sources::benchmark_comm(rec.command));
-  a.patterns = detect_patterns(a.matrix);
-  a.split = split_workload(rec, a.matrix, a.attribution);
-  a.leads = neighbour_leads(rec, a.attribution);
-  NarrativeInput story{rec, a.attribution, a.patterns, a.split, a.leads};
-  a.engine_warnings = warnings(story);
-  if (auto w = mixed_labels_warning(label_rows(rec))) a.engine_warnings.insert(a.engine_warnings.begin(), *w);
-  a.headline = headline(story);
+  if (auto labels = split_labels(rec); !labels.empty()) analyze_by_label(rec, labels, a);
+  else analyze_set(rec, a);
   a.warnings.insert(a.warnings.end(), a.engine_warnings.begin(), a.engine_warnings.end());
-  a.recommendations = recommend({rec, a.attribution.rows, a.patterns, a.split, a.attribution.attributable, a.leads});
   return a;
 }
 

@@ -1,9 +1,8 @@
 #include "reports/labels.h"
 
 #include <algorithm>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+#include <set>
+#include <utility>
 
 #include "sources/vocabulary.h"
 #include "stats/descriptive.h"
@@ -45,17 +44,31 @@ std::vector<LabelRow> label_rows(const RunRecord& rec) {
   return rows;
 }
 
-std::optional<std::string> mixed_labels_warning(const std::vector<LabelRow>& rows) {
-  std::vector<std::string> names;
-  for (const auto& r : rows)
-    if (r.windows > 1) names.push_back(r.label.empty() ? "(none)" : r.label);
-  if (names.size() < 2) return std::nullopt;
-  const size_t shown = std::min<size_t>(names.size(), 4);
-  return fmt::format(
-      "the measured windows carry {} labels ({}{}), analysed here as one set of repetitions: their variance is "
-      "partly their own differences, not noise. `noisewatch report --label LABEL RUN.json` attributes one label's "
-      "windows (or run one benchmark at a time)",
-      names.size(), fmt::join(names.begin(), names.begin() + long(shown), ", "), names.size() > shown ? ", ..." : "");
+namespace {
+
+// Google Benchmark's repetitions are labelled with the benchmark's name (runner/gbench_windows.h).
+bool harness_names_benchmarks(const RunRecord& rec) {
+  return rec.windows_harness && rec.windows_harness->is_object() && rec.windows_harness->value("name", "") == "gbench";
 }
+
+}  // namespace
+
+std::vector<std::string> split_labels(const RunRecord& rec) {
+  auto labels = measured_labels(rec);
+  if (labels.size() < 2) return {};
+  if (harness_names_benchmarks(rec)) return labels;
+  // Text labels name what a window runs: two windows of one name are repetitions of it.
+  const auto measured = rec.measured();
+  if (std::any_of(measured.begin(), measured.end(), [](const RunSample* r) { return r->label.is_string(); }))
+    return label_rows(rec).empty() ? std::vector<std::string>{} : labels;
+  // Numbers may count the windows of each process run (begin 0, begin 1, ...: repeated only
+  // across process runs, one set) or name a parameter (a size): then one repeats within a run.
+  std::set<std::pair<int, std::string>> seen;
+  for (const RunSample* r : measured)
+    if (!seen.insert({r->process_run.value_or(0), label_text(r->label)}).second) return labels;
+  return {};
+}
+
+std::string label_noun(const RunRecord& rec) { return harness_names_benchmarks(rec) ? "benchmarks" : "labels"; }
 
 }  // namespace nw::report

@@ -1,9 +1,8 @@
 // Window labels in reports: a record whose windows carry labels (--windows gbench names each
 // repetition after its benchmark; "begin LABEL" and USDT arguments label marked windows) gets a
-// table per label, a warning when windows of several labels are analysed together, and
-// `report --label` to analyse one label's windows alone (record/window_labels.h).
+// table per label and, when they are several benchmarks, one report per label (analyze():
+// Analysis::by_label); `report --label` analyses one label's windows alone (record/window_labels.h).
 #pragma once
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +23,15 @@ struct LabelRow {
 // The measured windows by label, in the order the labels first appear; empty when none has one,
 // or when no label is on two windows (labels that number the windows say nothing in common).
 std::vector<LabelRow> label_rows(const RunRecord& rec);
-// The warning for windows of several labels analysed as one set of repetitions, if they are.
-std::optional<std::string> mixed_labels_warning(const std::vector<LabelRow>& rows);
+// The labels reported one block each, in the order they first appear; empty when the measured
+// windows are one set. Windows of two labels or more are several benchmarks when the harness names
+// them (--windows gbench: even one repetition each), when text labels repeat ("begin BM_a"), or
+// when a number labels two windows of one process run (numbers that count each run's windows,
+// "begin 0", "begin 1", ..., are one set).
+std::vector<std::string> split_labels(const RunRecord& rec);
+// A label as the reports print it: "(none)" for windows without one.
+inline std::string shown_label(const std::string& label) { return label.empty() ? "(none)" : label; }
+// "benchmarks" when the harness names the labels, else "labels": how the reports count them.
+std::string label_noun(const RunRecord& rec);
 
 }  // namespace nw::report

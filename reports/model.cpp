@@ -118,6 +118,21 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
   m.failed = a.failed.has_value();
   m.rerun = shell_command(rec.command);
   if (m.failed) return m;  // the short report: headline, command, warnings
+  m.unavailable = rec.unavailable;
+  m.labels = label_rows(rec);
+  m.timeline = rec.timeline;
+  if (!a.by_label.empty()) {
+    for (const auto& b : a.by_label) {
+      ReportModel block = build_model(b.record, b.analysis);
+      block.label = b.label;
+      block.html_id = fmt::format("-{}", m.blocks.size() + 1);
+      block.unavailable.clear();  // the whole record's, shown once
+      block.labels.clear();
+      block.timeline.reset();  // the whole process run's: shown once
+      m.blocks.push_back(std::move(block));
+    }
+    return m;
+  }
   m.attributable = a.attribution.attributable;
   for (const auto& row : a.attribution.rows) m.sources.push_back(view_row(row));
   // As printed: a share that rounds to "-1 %" or below, or an interval that starts there.
@@ -126,10 +141,7 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
     m.negative_shares = m.negative_shares ||
                         (m.attributable && (negative(r.share) || (!r.uncertain && r.share_low && negative(*r.share_low))));
   m.advice = advice_groups(a.recommendations);
-  m.unavailable = rec.unavailable;
   chart_runs(rec, a, m);
-  m.labels = label_rows(rec);
-  m.timeline = rec.timeline;
   return m;
 }
 

@@ -71,6 +71,13 @@ struct ReportModel {
   std::vector<LabelRow> labels;
   // --timeline: the record's summary, for the timeline chart.
   std::optional<TimelineSummary> timeline;
+
+  // Windows of several labels (Analysis::by_label): one block per label, the noisiest first, each
+  // with its own headline, summary, sources, charts, warnings and advice; the whole report then
+  // shows its header, the table by label, the runner's warnings and what was not measured.
+  std::vector<ReportModel> blocks;
+  std::string label;    // a block's label
+  std::string html_id;  // what makes a block's chart ids unique in one HTML page ("" for the whole)
 };
 
 ReportModel build_model(const RunRecord& rec, const Analysis& a);

@@ -1,6 +1,7 @@
 // One self-contained HTML file: inline CSS, inline SVG charts, no external resources.
 #include <fmt/format.h>
 
+#include "reports/labels.h"
 #include "reports/model.h"
 #include "reports/svg_charts.h"
 #include "reports/svg_timeline.h"
@@ -44,9 +45,9 @@ addEventListener('load', () => {
 
 std::string esc(const std::string& s) { return escape_xml(s); }
 
-std::string warnings(const ReportModel& m) {
+std::string warnings(const ReportModel& m, const std::string& hn = "h2") {
   if (m.warnings.empty()) return {};
-  std::string h = "<h2>Warnings</h2>\n<ul class=\"warn\">\n";
+  std::string h = "<" + hn + ">Warnings</" + hn + ">\n<ul class=\"warn\">\n";
   for (const auto& w : m.warnings) h += "<li>" + esc(w) + "</li>\n";
   return h + "</ul>\n";
 }
@@ -63,22 +64,8 @@ std::string timeline_section(const TimelineSummary& t, const std::vector<std::st
   return h + "</p>\n" + timeline_svg(t, series);
 }
 
-}  // namespace
-
-std::string render_html(const ReportModel& m) {
-  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  h += "<title>noisewatch: " + esc(m.command) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
-  h += "<h1>noisewatch: <code>" + esc(m.command) + "</code></h1>\n";
-  h += fmt::format("<p class=\"meta\">CPU {} · {}{}{}</p>\n", esc(m.cpus), esc(m.repetitions),
-                   m.host.virtualized ? " · virtual machine" : "",
-                   m.host.cpu_model.empty() ? "" : " · " + esc(m.host.cpu_model));
-  h += "<p class=\"headline\">" + esc(m.headline) + "</p>\n";
-  if (m.failed) {
-    h += "<p>" + esc(kFailedAdvice) + ":</p>\n<pre><code>" + esc(m.rerun) + "</code></pre>\n";
-    h += warnings(m);
-    return h + "</body>\n</html>\n";
-  }
-
+std::string summary_table(const ReportModel& m) {
+  std::string h;
   const auto& s = m.summary;
   h += "<table class=\"summary\"><tr><th>runs</th><th>mean</th><th>median</th><th>min</th><th>max</th><th>stddev</th>"
        "<th>CV</th></tr>\n";
@@ -86,17 +73,28 @@ std::string render_html(const ReportModel& m) {
                    s.runs, esc(format_duration(s.mean_ns)), esc(format_duration(s.median_ns)),
                    esc(format_duration(s.min_ns)), esc(format_duration(s.max_ns)), esc(format_duration(s.stddev_ns)),
                    esc(format_percent(s.cv, 2)));
+  return h;
+}
+
+std::string label_table(const ReportModel& m) {
+  std::string h;
   if (!m.labels.empty()) {
     h += "<h2>Windows by label</h2>\n<table class=\"labels\"><tr><th>label</th><th>windows</th><th>median</th>"
          "<th>CV</th><th>stolen/window</th></tr>\n";
     for (const auto& r : m.labels)
       h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       esc(r.label.empty() ? "(none)" : r.label), r.windows, esc(format_duration(r.median_ns)),
+                       esc(shown_label(r.label)), r.windows, esc(format_duration(r.median_ns)),
                        esc(format_percent(r.cv, 2)), esc(format_duration(r.mean_stolen_ns)));
     h += "</table>\n";
   }
 
-  h += "<h2>Stolen time per run</h2>\n";
+  return h;
+}
+
+// The charts and the table of one set of repetitions (`hn`: its sections' heading level).
+std::string charts_and_sources(const ReportModel& m, const std::string& hn) {
+  std::string h;
+  h += "<" + hn + ">Stolen time per run</" + hn + ">\n";
   h += "<p class=\"legend\"><span><i style=\"background:#9e9e9e\"></i>wall time over the undisturbed time (min of wall − stolen)</span>";
   for (size_t i = 0; i < m.chart_series.size(); ++i)
     h += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", series_color(i, m.chart_series[i]),
@@ -104,7 +102,7 @@ std::string render_html(const ReportModel& m) {
   h += "</p>\n" + runs_chart_svg(m);
 
   if (!m.sources.empty()) {
-    h += "<h2>Share of the variance</h2>\n" + shares_chart_svg(m);
+    h += "<" + hn + ">Share of the variance</" + hn + ">\n" + shares_chart_svg(m);
     h += "<table class=\"sources\"><tr><th>source</th><th>share</th><th>95 % interval</th><th>time/run</th>"
          "<th>% of run</th><th>count/run</th><th>max</th></tr>\n";
     for (const auto& r : m.sources) {
@@ -123,16 +121,19 @@ std::string render_html(const ReportModel& m) {
     h += "</table>\n";
     if (m.negative_shares) h += "<p class=\"note\">" + esc(kNegativeShareNote) + "</p>\n";
   }
-  if (m.timeline) h += timeline_section(*m.timeline, m.chart_series);
-  h += warnings(m);
+  return h;
+}
+
+std::string advice(const ReportModel& m, const std::string& hn) {
+  std::string h;
   size_t n = 0;
   for (const auto& g : m.advice) {
-    h += "<h2>" + esc(g.title) + "</h2>\n";
+    h += "<" + hn + ">" + esc(g.title) + "</" + hn + ">\n";
     if (!g.note.empty()) h += "<p class=\"meta\">" + esc(g.note) + "</p>\n";
     h += fmt::format("<ol class=\"recommendations\" start=\"{}\">\n", n + 1);
     n += g.items.size();
     for (const auto& r : g.items) {
-      h += fmt::format("<li id=\"rec-{}\"><strong>{}</strong>{}{}", esc(r.id), esc(r.title),
+      h += fmt::format("<li id=\"rec-{}{}\"><strong>{}</strong>{}{}", esc(r.id), m.html_id, esc(r.title),
                        r.share > 0 ? fmt::format(" — {} {}", g.up_to ? "may address up to" : "addresses", esc(format_share(r.share))) : "",
                        r.reboot ? " (needs a reboot)" : "");
       if (!r.commands.empty()) {
@@ -145,6 +146,41 @@ std::string render_html(const ReportModel& m) {
     }
     h += "</ol>\n";
   }
+  return h;
+}
+
+// One label's block in a report of several: a section with its own headline, charts and advice.
+std::string block(const ReportModel& b) {
+  std::string h = fmt::format("<section class=\"label\" id=\"label{}\">\n<h2>{} <span class=\"meta\">({} window{})</span></h2>\n",
+                              b.html_id, esc(shown_label(b.label)), b.summary.runs, b.summary.runs == 1 ? "" : "s");
+  h += "<p class=\"headline\">" + esc(b.headline) + "</p>\n";
+  h += summary_table(b) + charts_and_sources(b, "h3") + warnings(b, "h3") + advice(b, "h3");
+  return h + "</section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const ReportModel& m) {
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  h += "<title>noisewatch: " + esc(m.command) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  h += "<h1>noisewatch: <code>" + esc(m.command) + "</code></h1>\n";
+  h += fmt::format("<p class=\"meta\">CPU {} · {}{}{}</p>\n", esc(m.cpus), esc(m.repetitions),
+                   m.host.virtualized ? " · virtual machine" : "",
+                   m.host.cpu_model.empty() ? "" : " · " + esc(m.host.cpu_model));
+  h += "<p class=\"headline\">" + esc(m.headline) + "</p>\n";
+  if (m.failed) {
+    h += "<p>" + esc(kFailedAdvice) + ":</p>\n<pre><code>" + esc(m.rerun) + "</code></pre>\n";
+    h += warnings(m);
+    return h + "</body>\n</html>\n";
+  }
+
+  if (m.blocks.empty()) h += summary_table(m);
+  h += label_table(m);
+  if (m.blocks.empty()) h += charts_and_sources(m, "h2");
+  if (m.timeline) h += timeline_section(*m.timeline, m.chart_series);
+  h += warnings(m);
+  h += advice(m, "h2");
+  for (const auto& b : m.blocks) h += block(b);
   if (!m.unavailable.empty()) {
     h += "<h2>Not measured</h2>\n<ul>\n";
     for (const auto& u : m.unavailable) h += "<li>" + esc(u.probe) + ": " + esc(u.reason) + "</li>\n";

@@ -88,7 +88,7 @@ nlohmann::json to_json(const WorkloadSplit& w) {
 nlohmann::json report_object(const RunRecord& rec, const Analysis& a) {
   nlohmann::json r = rec.report.is_object() ? rec.report : nlohmann::json::object();
   for (const char* own : {"headline", "attributable", "attribution_note", "model", "patterns", "workload",
-                          "engine_warnings", "failed_before_measuring", "leads"})
+                          "engine_warnings", "failed_before_measuring", "leads", "per_label"})
     r.erase(own);
   r["headline"] = a.headline;
   r["attributable"] = a.attribution.attributable;
@@ -101,6 +101,10 @@ nlohmann::json report_object(const RunRecord& rec, const Analysis& a) {
     return r;
   }
   r["attribution_note"] = a.attribution.reason;
+  if (!a.by_label.empty()) {
+    r["per_label"] = "by_label";
+    return r;
+  }
   r["model"] = "share_s = Cov(T, S_s) / Var(T); count-valued sources by non-negative regression of the remainder "
                "on counts, kept only when the cost per event is physically plausible and significant; frequency as "
                "time scaling with 1/f (see reports/ATTRIBUTION.md)";
@@ -116,6 +120,12 @@ nlohmann::json report_object(const RunRecord& rec, const Analysis& a) {
   return r;
 }
 
+// The fields an analysis sets in the run document: one label's entry of `by_label` has them too.
+constexpr const char* kAnalysisFields[] = {"summary", "attribution", "recommendations", "warnings", "report"};
+
+// What a mixed record's summary does not compute across labels (it keeps `runs`, the windows).
+constexpr const char* kPerLabelFigures[] = {"mean_ns", "median_ns", "stddev_ns", "cv", "min_ns", "max_ns"};
+
 }  // namespace
 
 nlohmann::json run_document(const RunRecord& rec, const Analysis& a) {
@@ -126,7 +136,20 @@ nlohmann::json run_document(const RunRecord& rec, const Analysis& a) {
   for (const auto& row : a.attribution.rows) doc.attribution.push_back(record_row(row));
   doc.recommendations = a.recommendations;
   doc.report = report_object(rec, a);
-  return to_json(doc);
+  nlohmann::json j = to_json(doc);
+  if (a.by_label.empty()) return j;
+  // Windows of several labels: no figure across them; the summary says where the per-label ones are.
+  for (const char* k : kPerLabelFigures) j["summary"][k] = nullptr;
+  j["summary"]["per_label"] = "by_label";
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const auto& b : a.by_label) {
+    const nlohmann::json whole = run_document(b.record, b.analysis);
+    nlohmann::json entry = {{"label", b.label}};
+    for (const char* k : kAnalysisFields) entry[k] = whole[k];
+    blocks.push_back(std::move(entry));
+  }
+  j["by_label"] = std::move(blocks);
+  return j;
 }
 
 }  // namespace nw::report

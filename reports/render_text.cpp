@@ -2,6 +2,7 @@
 #include <fmt/color.h>
 #include <fmt/format.h>
 
+#include "reports/labels.h"
 #include "reports/model.h"
 #include "reports/units.h"
 
@@ -33,6 +34,94 @@ void warnings(const ReportModel& m, const Painter& paint, Line& line) {
   line();
 }
 
+// The text of one set of repetitions: its summary, sources, warnings and advice.
+template <class Line>
+void summary(const ReportModel& m, const Painter& paint, Line& line) {
+  const auto& s = m.summary;
+  line(paint("Summary", fmt::emphasis::bold));
+  line(fmt::format("  runs {}   mean {}   median {}   min {}   max {}   stddev {}   CV {}", s.runs,
+                   format_duration(s.mean_ns), format_duration(s.median_ns), format_duration(s.min_ns),
+                   format_duration(s.max_ns), format_duration(s.stddev_ns), format_percent(s.cv, 2)));
+  line();
+}
+
+template <class Line>
+void label_table(const ReportModel& m, const Painter& paint, Line& line) {
+  if (m.labels.empty()) return;
+  line(paint("Windows by label", fmt::emphasis::bold));
+  size_t w = 5;
+  for (const auto& r : m.labels) w = std::max(w, r.label.size());
+  line(fmt::format("  {:<{}}  {:>7}  {:>10}  {:>7}  {:>13}", "label", w, "windows", "median", "CV", "stolen/window"));
+  for (const auto& r : m.labels)
+    line(fmt::format("  {:<{}}  {:>7}  {:>10}  {:>7}  {:>13}", shown_label(r.label), w, r.windows,
+                     format_duration(r.median_ns), format_percent(r.cv, 2), format_duration(r.mean_stolen_ns)));
+  line();
+}
+
+template <class Line>
+void sources(const ReportModel& m, const Painter& paint, Line& line) {
+  if (m.sources.empty()) return;
+  line(paint("Sources", fmt::emphasis::bold) + " (ranked by share of the run-to-run variance; 95 % bootstrap interval)");
+  size_t w = 6;
+  for (size_t i = 0; i < m.sources.size() && i < kTextRows; ++i) w = std::max(w, m.sources[i].source.size());
+  line(fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>8}  {:>9}  {:>10}", "source", w, "share", "interval",
+                   "time/run", "% of run", "count/run", "max"));
+  for (size_t i = 0; i < m.sources.size() && i < kTextRows; ++i) {
+    const auto& r = m.sources[i];
+    const bool timed = r.timed;
+    std::string time = r.inconsistent ? "inconsistent"
+                       : timed        ? format_duration(r.mean_time_ns) + (r.estimated ? "*" : "")
+                                      : "";
+    std::string row = fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>8}  {:>9}  {:>10}", r.source, w,
+                                  m.attributable ? format_share(r.share) : "-", interval(r), time,
+                                  timed && !r.inconsistent ? format_percent(r.pct_of_run, 2) : "",
+                                  !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",
+                                  r.max_ns > 0 ? format_duration(r.max_ns) : "");
+    line(i == 0 && m.attributable && r.share >= 0.2 ? paint(row, fmt::fg(fmt::terminal_color::red)) : row);
+  }
+  if (m.sources.size() > kTextRows)
+    line(fmt::format("  … and {} more sources (see --format json)", m.sources.size() - kTextRows));
+  bool estimated = false;
+  for (const auto& r : m.sources) estimated |= r.estimated;
+  if (estimated) line("  * estimated: events x cost per event fitted on the unexplained remainder");
+  if (m.negative_shares) line(std::string("  ") + kNegativeShareNote);
+  line();
+}
+
+template <class Line>
+void advice(const ReportModel& m, const Painter& paint, Line& line) {
+  const auto bold = fmt::emphasis::bold;
+  int n = 0;
+  for (const auto& g : m.advice) {
+    line(paint(g.title, bold) + (g.note.empty() ? "" : " (" + g.note + ")"));
+    for (const auto& r : g.items) {
+      std::string share = r.share > 0 ? fmt::format("  [{}{}]", g.up_to ? "up to " : "", format_share(r.share)) : "";
+      line(fmt::format("  {}. {}{}{}", ++n, paint(r.title, fmt::fg(fmt::terminal_color::green) | bold), share,
+                       r.reboot ? "  (reboot)" : ""));
+      for (const auto& c : r.commands) line("       " + paint(c, fmt::fg(fmt::terminal_color::cyan)));
+      if (!r.tradeoff.empty()) line("       trade-off: " + r.tradeoff);
+    }
+    line();
+  }
+}
+
+// One label's block in a report of several: a rule naming it, then the report of its windows.
+template <class Line>
+void block(const ReportModel& b, const Painter& paint, Line& line) {
+  const auto bold = fmt::emphasis::bold;
+  const std::string title =
+      fmt::format("{} ({} window{})", shown_label(b.label), b.summary.runs, b.summary.runs == 1 ? "" : "s");
+  std::string rule;
+  for (size_t i = title.size() + 4; i < 78; ++i) rule += "─";
+  line(paint("── " + title + " " + rule, bold));
+  line(paint(b.headline, bold));
+  line();
+  summary(b, paint, line);
+  sources(b, paint, line);
+  warnings(b, paint, line);
+  advice(b, paint, line);
+}
+
 }  // namespace
 
 std::string render_text(const ReportModel& m, bool color) {
@@ -54,64 +143,12 @@ std::string render_text(const ReportModel& m, bool color) {
     trim_blank_tail(out);
     return out;
   }
-  const auto& s = m.summary;
-  line(paint("Summary", bold));
-  line(fmt::format("  runs {}   mean {}   median {}   min {}   max {}   stddev {}   CV {}", s.runs,
-                   format_duration(s.mean_ns), format_duration(s.median_ns), format_duration(s.min_ns),
-                   format_duration(s.max_ns), format_duration(s.stddev_ns), format_percent(s.cv, 2)));
-  line();
-  if (!m.labels.empty()) {
-    line(paint("Windows by label", bold));
-    size_t w = 5;
-    for (const auto& r : m.labels) w = std::max(w, r.label.size());
-    line(fmt::format("  {:<{}}  {:>7}  {:>10}  {:>7}  {:>13}", "label", w, "windows", "median", "CV", "stolen/window"));
-    for (const auto& r : m.labels)
-      line(fmt::format("  {:<{}}  {:>7}  {:>10}  {:>7}  {:>13}", r.label.empty() ? "(none)" : r.label, w, r.windows,
-                       format_duration(r.median_ns), format_percent(r.cv, 2), format_duration(r.mean_stolen_ns)));
-    line();
-  }
-
-  if (!m.sources.empty()) {
-    line(paint("Sources", bold) + " (ranked by share of the run-to-run variance; 95 % bootstrap interval)");
-    size_t w = 6;
-    for (size_t i = 0; i < m.sources.size() && i < kTextRows; ++i) w = std::max(w, m.sources[i].source.size());
-    line(fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>8}  {:>9}  {:>10}", "source", w, "share", "interval",
-                     "time/run", "% of run", "count/run", "max"));
-    for (size_t i = 0; i < m.sources.size() && i < kTextRows; ++i) {
-      const auto& r = m.sources[i];
-      const bool timed = r.timed;
-      std::string time = r.inconsistent ? "inconsistent"
-                         : timed        ? format_duration(r.mean_time_ns) + (r.estimated ? "*" : "")
-                                        : "";
-      std::string row = fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>8}  {:>9}  {:>10}", r.source, w,
-                                    m.attributable ? format_share(r.share) : "-", interval(r), time,
-                                    timed && !r.inconsistent ? format_percent(r.pct_of_run, 2) : "",
-                                    !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",
-                                    r.max_ns > 0 ? format_duration(r.max_ns) : "");
-      line(i == 0 && m.attributable && r.share >= 0.2 ? paint(row, fmt::fg(fmt::terminal_color::red)) : row);
-    }
-    if (m.sources.size() > kTextRows)
-      line(fmt::format("  … and {} more sources (see --format json)", m.sources.size() - kTextRows));
-    bool estimated = false;
-    for (const auto& r : m.sources) estimated |= r.estimated;
-    if (estimated) line("  * estimated: events x cost per event fitted on the unexplained remainder");
-    if (m.negative_shares) line(std::string("  ") + kNegativeShareNote);
-    line();
-  }
-
+  if (m.blocks.empty()) summary(m, paint, line);
+  label_table(m, paint, line);
+  sources(m, paint, line);
   warnings(m, paint, line);
-  int n = 0;
-  for (const auto& g : m.advice) {
-    line(paint(g.title, bold) + (g.note.empty() ? "" : " (" + g.note + ")"));
-    for (const auto& r : g.items) {
-      std::string share = r.share > 0 ? fmt::format("  [{}{}]", g.up_to ? "up to " : "", format_share(r.share)) : "";
-      line(fmt::format("  {}. {}{}{}", ++n, paint(r.title, fmt::fg(fmt::terminal_color::green) | bold), share,
-                       r.reboot ? "  (reboot)" : ""));
-      for (const auto& c : r.commands) line("       " + paint(c, fmt::fg(fmt::terminal_color::cyan)));
-      if (!r.tradeoff.empty()) line("       trade-off: " + r.tradeoff);
-    }
-    line();
-  }
+  advice(m, paint, line);
+  for (const auto& b : m.blocks) block(b, paint, line);
   if (!m.unavailable.empty()) {
     line(paint("Not measured", bold));
     for (const auto& u : m.unavailable) line(fmt::format("  {}: {}", u.probe, u.reason));

@@ -53,10 +53,10 @@ std::string runs_chart_svg(const ReportModel& m) {
   if (ymax <= 0) ymax = 1;
   auto y = [&](double v) { return top + ph - v / ymax * ph; };
   std::string s = fmt::format(
-      "<svg id=\"chart-runs\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "<svg id=\"chart-runs{2}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"Stolen time by source per run, next to each run's extra "
       "wall time\">\n",
-      width, height);
+      width, height, m.html_id);
   for (int t = 0; t <= 4; ++t) {
     double v = ymax * t / 4;
     s += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
@@ -109,9 +109,9 @@ std::string shares_chart_svg(const ReportModel& m) {
   hi = std::min(hi, 1.5);
   auto x = [&](double v) { return label + (std::clamp(v, lo, hi) - lo) / (hi - lo) * pw; };
   std::string s = fmt::format(
-      "<svg id=\"chart-shares\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "<svg id=\"chart-shares{2}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"Share of the run-to-run variance per source\">\n",
-      width, height);
+      width, height, m.html_id);
   // Colours follow the runs chart: the same source has the same colour.
   for (size_t i = 0; i < rows; ++i) {
     const auto& r = m.sources[i];

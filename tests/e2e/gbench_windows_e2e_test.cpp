@@ -97,6 +97,32 @@ TEST_F(GbenchWindowsE2E, EachRepetitionIsAWindowNamedAndTimedAsGbenchDoes) {
       EXPECT_LE(hog_ns, 500'000u);
     }
   }
+  // Two benchmarks: one report each, the noisiest first, nothing computed across them.
+  EXPECT_NE(p.err.find("2 benchmarks, each reported alone below"), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.find("over 9 runs"), std::string::npos) << p.err;
+  EXPECT_TRUE(rec["summary"]["cv"].is_null());
+  EXPECT_EQ(rec["summary"]["per_label"], "by_label");
+  EXPECT_TRUE(rec["attribution"].empty());
+  const auto& blocks = rec["by_label"];
+  ASSERT_EQ(blocks.size(), 2u) << rec.dump();
+  EXPECT_GE(blocks[0]["summary"]["cv"].get<double>(), blocks[1]["summary"]["cv"].get<double>());
+  int block_windows = 0;
+  for (const auto& b : blocks) {
+    SCOPED_TRACE(b["label"].dump());
+    const int runs = b["summary"]["runs"];
+    block_windows += runs;
+    EXPECT_EQ(runs, b["label"] == "BM_search" ? 3 : 6);
+    EXPECT_NE(p.err.find("── " + b["label"].get<std::string>() + " (" + std::to_string(runs) + " windows)"),
+              std::string::npos);
+    // Time conserved within a label (one thread): no source charges more than its mean window.
+    double machine_ns = 0;
+    for (const auto& row : b["attribution"]) {
+      EXPECT_LE(row["mean_time_ns"].get<double>(), b["summary"]["mean_ns"].get<double>()) << row.dump();
+      if (row["extra"]["group"] == "machine") machine_ns += row["mean_time_ns"].get<double>();
+    }
+    EXPECT_LE(machine_ns, b["summary"]["mean_ns"].get<double>());
+  }
+  EXPECT_EQ(block_windows, int(windows.size()));
   // compare reads the record beside the library's own JSON of the same run: the same names.
   Proc cmp = run({noisewatch(), "compare", out, json, "--format", "json"});
   ASSERT_NE(cmp.status, 125) << cmp.err;
