@@ -247,6 +247,9 @@ enum nw_window_flag {
   NW_WIN_TENTATIVE = 32,   /* --windows-exec: begun at a fork; a window once the child execs the command */
   NW_WIN_DISCARDED = 64,   /* --windows-exec: that child exec'd something else or exited: not a window */
   NW_WIN_FROM_CALL = 128,  /* --windows-at: a call of the function (the outermost on its thread) */
+  NW_WIN_AWAIT_TIMER = 256, /* --windows gbench: begun, its opener's timer not started yet (no ResumeTiming) */
+  NW_WIN_SHARED = 512,      /* --windows gbench: other threads joined it (->Threads(N)): its gaps are
+                               counted in paused_ns, not cut out of it */
 };
 
 /* One marked window (BPF_MAP_TYPE_ARRAY indexed by the window's number in its process run).
@@ -258,6 +261,11 @@ struct nw_window {
   __u32 flags;   /* enum nw_window_flag */
   __u32 pid;     /* the task that marked the begin */
   char text[NW_LABEL_LEN];
+  /* --windows gbench: the gaps in it while its opener's timer was stopped (State::PauseTiming to
+   * ResumeTiming), and how many; 0 otherwise. Its timed time is end - begin - paused_ns. */
+  __u64 paused_ns;
+  __u32 pauses;
+  __u32 pad;
 };
 
 /* One timeline event (BPF ring buffer): a charged span at or above the threshold. `end_ns` is

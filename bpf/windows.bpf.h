@@ -22,6 +22,13 @@
 //    outermost call on a thread is a window (nested and recursive calls are inside it).
 //  - --windows gbench: Google Benchmark's State::StartKeepRunning() to FinishKeepRunning(), each
 //    labelled with its iteration count; user space names them from the benchmark's JSON output.
+//    Only what the library times is in it: its opener's State::ResumeTiming() to PauseTiming()
+//    (on_timer_start/on_timer_stop below; StartKeepRunning and FinishKeepRunning call them too).
+//    While that timer is stopped the window is paused: `cur_window` is 0, so every charge made
+//    meanwhile is outside any window, exactly as between windows, and the gap's length goes to
+//    the window's paused_ns. No charge path changes (no verifier cost there): only these uprobes
+//    move cur_window. The opener stops and starts its timer itself, running, so none of its own
+//    spans (preempted, blocked, in an interrupt) straddles a gap's end.
 // Windows are the process's, one at a time: a begin while a window is open closes it there
 // (flagged), an end with none open is counted as stray.
 #ifndef NOISEWATCH_WINDOWS_BPF_H
@@ -61,6 +68,17 @@ const volatile __s32 call_label_offset = -1;
 // --windows gbench: the threads of a ->Threads(N) benchmark each start their State together; a
 // start while another thread's window is open joins that window (its opener ends it).
 const volatile bool call_window_shared = false;
+// --windows gbench: the window's timer is its opener's State timer (on_timer_start/on_timer_stop
+// attached): it begins paused, and is timed from the opener's ResumeTiming to its PauseTiming.
+// The opener alone moves it (one writer: no race between threads). A window other threads joined
+// (->Threads(N), NW_WIN_SHARED) is not cut at its opener's pauses, only measured: the other
+// threads run on through them, and a span of theirs (waiting while the opener runs its set-up)
+// charged at its end would straddle the gap's edge, charging the window time outside it.
+const volatile bool call_window_timed = false;
+// The open window while its timer is stopped (its number + 1; cur_window is 0 meanwhile), and
+// since when. User space resets them between process runs.
+__u32 paused_window;
+__u64 paused_since;
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -68,6 +86,11 @@ struct {
   __type(key, __u32);
   __type(value, struct nw_window);
 } windows SEC(".maps");
+
+static __always_inline struct nw_window *window_at(__u32 open) {
+  __u32 k = open - 1;
+  return open ? bpf_map_lookup_elem(&windows, &k) : 0;
+}
 
 // The window charges made now belong to (the key's `window` field).
 static __always_inline __u32 window_now(void) { return windows_on ? cur_window : 0; }
@@ -81,7 +104,44 @@ static __always_inline void window_close(__u32 open, __u64 now, __u32 flag) {
   }
 }
 
+// The open window, timed or paused (its number + 1; 0: none).
+static __always_inline __u32 window_open(void) {
+  return call_window_timed && !cur_window ? paused_window : cur_window;
+}
+
+// The window's timer stops (its opener's PauseTiming): charges from now on are outside it (`cut`;
+// a shared window's gap is only measured).
+static __always_inline void window_pause(__u32 open, __u64 now, bool cut) {
+  paused_window = open;
+  paused_since = now;
+  if (cut) cur_window = 0;
+}
+
+// A paused window timed again (its opener's ResumeTiming), or ending paused (`closing`): its gap
+// so far is not its time. The first start of its timer is where it begins instead: the time from
+// StartKeepRunning's entry to it (the threads' start barrier) is no gap, the library never timed it.
+static __always_inline void window_unpause(__u64 now, bool closing) {
+  __u32 open = paused_window;
+  struct nw_window *w = window_at(open);
+  if (w) {
+    if (w->flags & NW_WIN_AWAIT_TIMER) {
+      if (closing) {
+        w->paused_ns = now - w->begin_ns;  // never timed: all of it a gap
+      } else {
+        w->begin_ns = now;
+        w->flags &= ~NW_WIN_AWAIT_TIMER;
+      }
+    } else {
+      w->paused_ns += now - paused_since;
+      w->pauses += 1;
+    }
+  }
+  paused_window = 0;
+  cur_window = open;
+}
+
 static __always_inline void window_begin(__u64 now, __s64 label, __u32 flags, const char *text, __u32 pid) {
+  if (call_window_timed && paused_window) window_unpause(now, true);
   __u32 open = cur_window;
   if (open) window_close(open, now, NW_WIN_IMPLICIT_END);
   __u32 k = (__u32)__sync_fetch_and_add(&windows_seen, 1);
@@ -96,6 +156,8 @@ static __always_inline void window_begin(__u64 now, __s64 label, __u32 flags, co
   w->label = label;
   w->flags = flags;
   w->pid = pid;
+  w->paused_ns = 0;
+  w->pauses = 0;
   if (text)
     __builtin_memcpy(w->text, text, NW_LABEL_LEN);
   else
@@ -104,6 +166,7 @@ static __always_inline void window_begin(__u64 now, __s64 label, __u32 flags, co
 }
 
 static __always_inline void window_end(__u64 now) {
+  if (call_window_timed && paused_window) window_unpause(now, true);
   __u32 open = cur_window;
   if (!open) {
     __sync_fetch_and_add(&stray_ends, 1);
@@ -111,11 +174,6 @@ static __always_inline void window_end(__u64 now) {
   }
   window_close(open, now, 0);
   cur_window = 0;
-}
-
-static __always_inline struct nw_window *window_at(__u32 open) {
-  __u32 k = open - 1;
-  return open ? bpf_map_lookup_elem(&windows, &k) : 0;
 }
 
 // The open exec window is not one after all (its child ran something else or nothing).
@@ -238,15 +296,20 @@ int on_call_entry(struct pt_regs *ctx) {
   if (ti->call_depth++ != 0) return 0;
   __u64 now = bpf_ktime_get_ns();
   if (call_window_shared) {
-    struct nw_window *open = window_at(cur_window);
-    if (open && !open->end_ns) return 0;
+    struct nw_window *open = window_at(window_open());
+    if (open && !open->end_ns) {
+      open->flags |= NW_WIN_SHARED;
+      return 0;
+    }
   }
   __s64 label = 0;
   __u32 flags = NW_WIN_FROM_CALL;
   if (call_label_offset >= 0 &&
       !bpf_probe_read_user(&label, sizeof label, (const void *)(PT_REGS_PARM1(ctx) + call_label_offset)))
     flags |= NW_WIN_LABEL;
+  if (call_window_timed) flags |= NW_WIN_AWAIT_TIMER;
   window_begin(now, label, flags, 0, (__u32)bpf_get_current_pid_tgid());
+  if (call_window_timed && cur_window) window_pause(cur_window, now, true);
   return 0;
 }
 
@@ -257,9 +320,31 @@ int on_call_return(struct pt_regs *ctx) {
   if (!ti || !ti->call_depth) return 0;
   if (--ti->call_depth == 0) {
     // Only the window this thread opened (another thread's call may have ended it and begun its own).
-    struct nw_window *w = window_at(cur_window);
+    struct nw_window *w = window_at(window_open());
     if (w && w->pid == (__u32)bpf_get_current_pid_tgid() && !w->end_ns) window_end(now);
   }
+  return 0;
+}
+
+// --windows gbench: uprobes at the entry of State::PauseTiming() and State::ResumeTiming() (every
+// process running the library). Only the thread that opened the window moves it: another thread,
+// a pause outside any window (FinishKeepRunning pauses after the window ended there) or a second
+// stop or start in a row (the library refuses those itself) changes nothing.
+SEC("uprobe")
+int on_timer_stop(struct pt_regs *ctx) {
+  __u64 now = bpf_ktime_get_ns();
+  __u32 open = cur_window;
+  struct nw_window *w = window_at(open);
+  if (w && !w->end_ns && w->pid == (__u32)bpf_get_current_pid_tgid())
+    window_pause(open, now, !(w->flags & NW_WIN_SHARED));
+  return 0;
+}
+
+SEC("uprobe")
+int on_timer_start(struct pt_regs *ctx) {
+  __u64 now = bpf_ktime_get_ns();
+  struct nw_window *w = window_at(paused_window);
+  if (w && !w->end_ns && w->pid == (__u32)bpf_get_current_pid_tgid()) window_unpause(now, false);
   return 0;
 }
 

@@ -44,10 +44,10 @@ std::vector<Setup> setups() {
   ProbeOptions pyperf = windows;
   pyperf.windows_exec_as_root = true;
   ProbeOptions calls = windows;
-  calls.call = {0, true};
+  calls.call = {0, true, true};
   ProbeOptions all = exec;
   all.windows_exec_as_root = true;
-  all.call = {0, true};
+  all.call = {0, true, true};
   all.timeline.on = true;
   return {{"run", {}},
           {"--timeline", timeline},

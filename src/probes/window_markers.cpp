@@ -45,6 +45,7 @@ void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_co
   skel->rodata->windows_exec_as_root = windows && exec_as_root;
   skel->rodata->call_label_offset = call.label_offset;
   skel->rodata->call_window_shared = call.shared;
+  skel->rodata->call_window_timed = windows && call.timed;
   skel->rodata->windows_exec_on = windows && (!exec_comm.empty() || exec_as_root);
   std::memset(const_cast<char*>(skel->rodata->windows_exec_comm), 0, sizeof skel->rodata->windows_exec_comm);
   std::memcpy(const_cast<char*>(skel->rodata->windows_exec_comm), exec_comm.data(),
@@ -65,6 +66,10 @@ void configure_windows(noise_bpf* skel, bool windows, const std::string& exec_co
   for (bpf_program* p : {skel->progs.on_usdt_begin, skel->progs.on_usdt_end, skel->progs.on_marker_write,
                          skel->progs.on_call_entry, skel->progs.on_call_return}) {
     bpf_program__set_autoload(p, windows);
+    bpf_program__set_autoattach(p, false);
+  }
+  for (bpf_program* p : {skel->progs.on_timer_stop, skel->progs.on_timer_start}) {
+    bpf_program__set_autoload(p, windows && call.timed);
     bpf_program__set_autoattach(p, false);
   }
 }
@@ -110,18 +115,21 @@ void WindowMarkers::attach_calls(const std::string& binary, const std::string& f
   }
 }
 
-void WindowMarkers::attach_call_span(const std::string& binary, const std::string& open_function,
-                                     uint64_t open_offset, const std::string& close_function, uint64_t close_offset) {
-  for (bool open : {true, false}) {
-    // Both at the function's entry: on_call_return is a plain uprobe program (a uretprobe is the
-    // same program type, attached at the return instead).
+void WindowMarkers::attach_call_span(const std::string& binary, const CodeAt& open, const CodeAt& close,
+                                     const std::optional<std::pair<CodeAt, CodeAt>>& timer) {
+  // All at the function's entry: on_call_return is a plain uprobe program (a uretprobe is the same
+  // program type, attached at the return instead).
+  std::vector<std::pair<bpf_program*, const CodeAt*>> probes{{skel_->progs.on_call_entry, &open},
+                                                              {skel_->progs.on_call_return, &close}};
+  if (timer) {
+    probes.emplace_back(skel_->progs.on_timer_stop, &timer->first);
+    probes.emplace_back(skel_->progs.on_timer_start, &timer->second);
+  }
+  for (const auto& [prog, at] : probes) {
     LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = false);
-    bpf_program* prog = open ? skel_->progs.on_call_entry : skel_->progs.on_call_return;
-    bpf_link* l = bpf_program__attach_uprobe_opts(prog, -1, binary.c_str(), size_t(open ? open_offset : close_offset),
-                                                  &opts);
+    bpf_link* l = bpf_program__attach_uprobe_opts(prog, -1, binary.c_str(), size_t(at->file_offset), &opts);
     if (!l)
-      throw Error(fmt::format("cannot attach a uprobe to {} in {}: {}", open ? open_function : close_function, binary,
-                              std::strerror(errno)));
+      throw Error(fmt::format("cannot attach a uprobe to {} in {}: {}", at->function, binary, std::strerror(errno)));
     links_.push_back(l);
   }
 }
@@ -148,6 +156,8 @@ void WindowMarkers::reset(pid_t root) {
   __atomic_store_n(&bss->exec_window_pid, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&bss->exec_window_tentative, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&bss->exec_window_closer, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&bss->paused_window, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&bss->paused_since, 0, __ATOMIC_RELAXED);
 }
 
 WindowReadout WindowMarkers::read() const {
@@ -176,6 +186,11 @@ WindowReadout WindowMarkers::read() const {
     m.implicit_end = w.flags & NW_WIN_IMPLICIT_END;
     m.from_fd = w.flags & NW_WIN_FROM_FD;
     m.pid = w.pid;
+    if (skel_->rodata->call_window_timed) {
+      m.paused_ns = w.paused_ns;
+      m.pauses = w.pauses;
+      m.paused_in_wall = w.flags & NW_WIN_SHARED;
+    }
     // A fork whose child ran something else, or had not run anything yet at the end; a process that
     // ran what the first process ran before its last execve.
     const bool stale = !root_program.empty() && (w.flags & NW_WIN_FROM_EXEC) && m.text_label != root_program;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct noise_bpf;
@@ -34,6 +35,23 @@ struct WindowMark {
   // The harness's own run, not one it reports (--windows gbench: a warm-up or a search for the
   // iteration count): a warm-up window.
   bool harness_warmup = false;
+  // --windows gbench: the gaps while its opener's timer was stopped (PauseTiming to ResumeTiming)
+  // and how many (nullopt: the window's timer was not followed).
+  std::optional<uint64_t> paused_ns, pauses;
+  // Other threads shared it (->Threads(N)): its gaps were measured, not cut out (their charges
+  // are the window's): they are part of its time.
+  bool paused_in_wall = false;
+  // The time its opener's timer ran: from begin to end less its gaps (0 while never closed).
+  uint64_t timed_ns() const {
+    const uint64_t span = end_ns > begin_ns ? end_ns - begin_ns : 0;
+    const uint64_t gaps = paused_ns.value_or(0);
+    return span > gaps ? span - gaps : 0;
+  }
+  // Its wall time: the timed time, or the whole span where the gaps are in it.
+  uint64_t wall_ns() const {
+    if (paused_in_wall) return end_ns > begin_ns ? end_ns - begin_ns : 0;
+    return timed_ns();
+  }
 };
 
 struct WindowReadout {
@@ -71,6 +89,15 @@ struct TimelineDrops {
 struct CallWindowOptions {
   int label_offset = -1;  // the label: the int64 at this offset from the first argument (-1: none)
   bool shared = false;    // a thread's call while another's window is open joins it
+  // The window is timed only while its opener's timer runs (--windows gbench: State::ResumeTiming
+  // to PauseTiming, attached by attach_call_span): loads on_timer_start/on_timer_stop.
+  bool timed = false;
+};
+
+// A function by its code's offset in a binary (the uprobes' place) and its name for messages.
+struct CodeAt {
+  std::string function;
+  uint64_t file_offset = 0;
 };
 
 // Sets the object's read-only flags, map sizes and which marker programs load. Before load.
@@ -96,9 +123,11 @@ class WindowMarkers {
   // when the kernel refuses the uprobes.
   void attach_calls(const std::string& binary, const std::string& function, uint64_t file_offset);
   // --windows gbench: a window from the entry of one function to the entry of another (both in
-  // `binary`, at their file offsets), e.g. Google Benchmark's StartKeepRunning/FinishKeepRunning.
-  void attach_call_span(const std::string& binary, const std::string& open_function, uint64_t open_offset,
-                        const std::string& close_function, uint64_t close_offset);
+  // `binary`), e.g. Google Benchmark's StartKeepRunning/FinishKeepRunning; with `timer` (the
+  // functions that stop and start the opener's timer, PauseTiming/ResumeTiming; configured with
+  // CallWindowOptions::timed), only while that timer runs.
+  void attach_call_span(const std::string& binary, const CodeAt& open, const CodeAt& close,
+                        const std::optional<std::pair<CodeAt, CodeAt>>& timer = std::nullopt);
   // Watches the benchmark's writes to its marker fd `fd` (number in the benchmark).
   void attach_marker_fd(int fd);
   // The marker fd's number in the benchmark (-1: none).

@@ -146,6 +146,9 @@ static json window_to_json(const RunSample& r) {
             {"process_run", r.process_run.value_or(0)}, {"wall_ns", r.wall_ns}, {"migrations", r.migrations},
             {"blocking_ns", r.blocking_ns}};
   if (!r.label.is_null()) j["label"] = r.label;
+  if (r.paused_ns) j["paused_ns"] = *r.paused_ns;
+  if (r.pauses) j["pauses"] = *r.pauses;
+  if (r.paused_in_wall) j["paused_in_wall"] = true;
   json noise = json::array();
   for (const auto& e : r.noise) noise.push_back(noise_entry_json(e));
   j["noise"] = std::move(noise);
@@ -358,6 +361,7 @@ RunSample run_from_json(const json& j, const std::string& where) {
   get_opt(j, "steal_ns", r.steal_ns, where);
   get_opt(j, "blocking_ns", r.blocking_ns, where);
   get_opt(j, "interrupted", r.interrupted, where);
+  get_opt(j, "paused_in_wall", r.paused_in_wall, where);
   for (auto [key, field] : {std::pair{"window", &r.window}, std::pair{"process_run", &r.process_run}})
     if (j.contains(key) && !j[key].is_null()) {
       int v = 0;
@@ -368,7 +372,8 @@ RunSample run_from_json(const json& j, const std::string& where) {
   if (j.contains("label")) r.label = j["label"];
   if (j.contains("mean_khz") && j["mean_khz"].is_number()) r.mean_khz = j["mean_khz"].get<double>();
   for (auto [key, field] : {std::pair{"cpu_ns", &r.cpu_ns}, std::pair{"cpu_irq_ns", &r.cpu_irq_ns},
-                            std::pair{"cgroup_throttled_ns", &r.cgroup_throttled_ns}})
+                            std::pair{"cgroup_throttled_ns", &r.cgroup_throttled_ns},
+                            std::pair{"paused_ns", &r.paused_ns}, std::pair{"pauses", &r.pauses}})
     if (j.contains(key) && !j[key].is_null()) {
       uint64_t v = 0;
       get_opt(j, key, v, where);

@@ -98,6 +98,12 @@ struct RunSample {
   // counts, exit status, frequency) are not per window: a window entry leaves them out.
   std::optional<int> window, process_run;
   nlohmann::json label = nullptr;  // the window's label (integer, or text from the marker fd)
+  // --windows gbench: the window's gaps, where the library's timer was stopped (the benchmark's
+  // PauseTiming() to ResumeTiming()), left out of wall_ns and of its noise; and how many.
+  // Absent in other windows and in records of versions before them. `paused_in_wall`: the window
+  // of a ->Threads(N) benchmark, whose gaps (its opener's) are measured but in wall_ns and its noise.
+  std::optional<uint64_t> paused_ns, pauses;
+  bool paused_in_wall = false;
 
   // The run's sources as the analyses read them: its noise entries, with `blocking` replaced by
   // its parts (blocking:sleep, blocking:io:<irq>, ... from its detail.parts) where the record has

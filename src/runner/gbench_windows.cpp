@@ -24,7 +24,9 @@ std::vector<GbenchRun> gbench_runs(const nlohmann::json& out) {
     if (b.contains("real_time") && b["real_time"].is_number()) {
       const std::string unit = b.value("time_unit", std::string("ns"));
       const double scale = unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : 1;
-      r.timed_ns = b["real_time"].get<double>() * scale * double(r.iterations) / r.threads;
+      // The library divides its threads' summed time by their number, then by all their iterations:
+      // real_time x iterations is the mean thread's time (benchmark_runner.cc, DoNIterations).
+      r.timed_ns = b["real_time"].get<double>() * scale * double(r.iterations);
     }
     if (r.iterations > 0) runs.push_back(std::move(r));
   }
@@ -99,7 +101,7 @@ size_t name_gbench_windows(std::vector<probes::WindowMark>& windows, const std::
         for (size_t k = 0; k < blk.reps; ++k) {
           const GbenchRun& r = runs[blk.first + k];
           const auto& w = windows[q + k];
-          const double wall = double(w.end_ns > w.begin_ns ? w.end_ns - w.begin_ns : 0);
+          const double wall = double(w.timed_ns());
           if (r.timed_ns > 0) cost += std::abs(wall - r.timed_ns) / r.timed_ns;
         }
         if (!best || cost < best_cost) {

@@ -21,6 +21,10 @@ namespace nw::runner {
 // this offset of State in both (after total_iterations_ and batch_leftover_, two int64).
 inline constexpr const char* kGbenchStart = "benchmark::State::StartKeepRunning()";
 inline constexpr const char* kGbenchFinish = "benchmark::State::FinishKeepRunning()";
+// Where a State's timer stops and starts again (the benchmark's PauseTiming()/ResumeTiming(), and
+// the library's own calls of them in StartKeepRunning and FinishKeepRunning): a window's gaps.
+inline constexpr const char* kGbenchPause = "benchmark::State::PauseTiming()";
+inline constexpr const char* kGbenchResume = "benchmark::State::ResumeTiming()";
 inline constexpr int kGbenchIterationsOffset = 16;
 // Google Benchmark reads a flag it is not given from BENCHMARK_<FLAG> (1.5 and later).
 inline constexpr const char* kGbenchOutEnv = "BENCHMARK_OUT";
@@ -31,7 +35,9 @@ struct GbenchRun {
   std::string name;         // "BM_Sort/1024", the name its reports give
   int64_t iterations = 0;   // across all its threads
   int threads = 1;
-  double timed_ns = 0;  // the time it measured for the repetition (real_time is per iteration); 0: not given
+  // The time it measured for the repetition, real_time (per iteration, in time_unit) x iterations:
+  // with threads, the mean of their timers; with UseManualTime, what the benchmark reported. 0: not given.
+  double timed_ns = 0;
 };
 
 // The repetitions of a Google Benchmark JSON output, in its order; runs that failed

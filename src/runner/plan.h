@@ -45,9 +45,12 @@ struct Plan {
   std::optional<CallSite> windows_call;
   // --windows gbench (sets `windows` too): each of Google Benchmark's repetitions is a window
   // (src/runner/gbench_windows.h): `windows_call` is State::StartKeepRunning() and
-  // `windows_call_close` State::FinishKeepRunning(), where the window ends.
+  // `windows_call_close` State::FinishKeepRunning(), where the window ends; the window is timed
+  // only between its opener's `windows_timer_start` (State::ResumeTiming()) and
+  // `windows_timer_stop` (State::PauseTiming()), when the library has them.
   std::string windows_harness;
   std::optional<CallSite> windows_call_close;
+  std::optional<CallSite> windows_timer_stop, windows_timer_start;
   int warmup_windows = 0;                   // --warmup-windows N
   // A --windows mode without --runs or --warmup: the harness runs once, no warm-up run (it repeats
   // by itself); said in the first progress line.

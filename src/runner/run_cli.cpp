@@ -214,6 +214,21 @@ void resolve_gbench(runner::Plan& plan, const std::string& executable) {
                             executable, start.binary, finish.binary));
   plan.windows_call = runner::Plan::CallSite{start.binary, start.name, start.shown, start.file_offset};
   plan.windows_call_close = runner::Plan::CallSite{finish.binary, finish.name, finish.shown, finish.file_offset};
+  // Every release has them (they are the benchmark's API); without them in the same file the
+  // window would be the whole State, paused set-up included: refused rather than misleading.
+  probes::CallSymbol pause, resume;
+  try {
+    pause = probes::resolve_call_symbol(runner::kGbenchPause, executable);
+    resume = probes::resolve_call_symbol(runner::kGbenchResume, executable);
+  } catch (const Error&) {
+  }
+  if (pause.binary != start.binary || resume.binary != start.binary)
+    throw Error(fmt::format("--windows gbench: {} has Google Benchmark's State::StartKeepRunning() in {} but not its "
+                            "PauseTiming() and ResumeTiming() (which cut a repetition's paused time out of it): link "
+                            "one copy of the library",
+                            executable, start.binary));
+  plan.windows_timer_stop = runner::Plan::CallSite{pause.binary, pause.name, pause.shown, pause.file_offset};
+  plan.windows_timer_start = runner::Plan::CallSite{resume.binary, resume.name, resume.shown, resume.file_offset};
   (void)runner::gbench_out_in_command(plan.command);
 }
 

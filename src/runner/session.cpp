@@ -58,7 +58,7 @@ probes::ProbeOptions probe_options(const Plan& plan) {
   probes::ProbeOptions o;
   o.windows = plan.windows;
   o.windows_exec = plan.windows_exec;
-  if (plan.windows_harness == "gbench") o.call = {kGbenchIterationsOffset, true};
+  if (plan.windows_harness == "gbench") o.call = {kGbenchIterationsOffset, true, true};
   o.windows_exec_as_root = plan.windows_harness == "pyperf";
   o.timeline.on = !plan.timeline.empty();
   o.timeline.threshold_ns = plan.timeline_threshold_ns;

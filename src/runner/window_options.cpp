@@ -22,7 +22,10 @@ void add_window_options(CLI::App& sub, WindowArgs& a) {
                "(include/noisewatch/markers.h) or lines \"begin\"/\"end\" written to the fd in "
                "$NOISEWATCH_MARKER_FD; --runs still counts process runs. --windows gbench: each repetition of a "
                "Google Benchmark binary is one, named as its JSON output names it, no code change "
-               "(noisewatch --windows gbench -- ./bm --benchmark_repetitions=20). --windows hyperfine: each run "
+               "(noisewatch --windows gbench -- ./bm --benchmark_repetitions=20); only what the library times is "
+               "in it: its time between PauseTiming() and ResumeTiming() is a gap, in neither the window's time "
+               "nor its noise (->Threads(N): measured, kept in; UseRealTime: the same; UseManualTime: the window "
+               "is still the timer's time, not the time the benchmark reports). --windows hyperfine: each run "
                "hyperfine times is one (--windows-exec with the program it benchmarks). --windows pyperf: each of "
                "pyperf's worker processes is one (the processes running the program the benchmark's first "
                "process runs)");

@@ -42,9 +42,9 @@ WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& 
   if (!exec_comm_.empty() || exec_as_root_) return;
   if (plan.windows_harness == "gbench") {
     gbench_ = true;
-    const auto& start = *plan.windows_call;
-    const auto& finish = *plan.windows_call_close;
-    markers_.attach_call_span(start.binary, start.shown, start.file_offset, finish.shown, finish.file_offset);
+    auto at = [](const Plan::CallSite& c) { return probes::CodeAt{c.shown, c.file_offset}; };
+    markers_.attach_call_span(plan.windows_call->binary, at(*plan.windows_call), at(*plan.windows_call_close),
+                              std::pair{at(*plan.windows_timer_stop), at(*plan.windows_timer_start)});
     const char* env_out = getenv(kGbenchOutEnv);
     const char* env_format = getenv(kGbenchOutFormatEnv);
     if (auto own = gbench_out_in_command(plan.command)) {

@@ -40,7 +40,10 @@ WindowSplit split_windows(const std::vector<probes::NoiseEvent>& events, const p
     s.process_run = info.process_run;
     s.warmup = info.warmup || int(k) < info.warmup_windows || m.harness_warmup;
     s.interrupted = info.interrupted;
-    s.wall_ns = m.end_ns - m.begin_ns;
+    s.wall_ns = m.wall_ns();
+    s.paused_ns = m.paused_ns;
+    s.pauses = m.pauses;
+    s.paused_in_wall = m.paused_in_wall;
     s.label = window_label(m);
     if (auto it = by_window.find(uint32_t(k + 1)); it != by_window.end()) set_noise(s, it->second);
     out.windows.push_back(std::move(s));

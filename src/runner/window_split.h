@@ -23,7 +23,8 @@ struct ProcessRunInfo {
 };
 
 // Each window gets the events charged while it was open (window key k + 1), its wall time
-// between its markers, and the window-level fields only (RunSample::window). Noise charged
+// between its markers less its gaps (--windows gbench: WindowMark::paused_ns, charged to no
+// window), and the window-level fields only (RunSample::window). Noise charged
 // outside every window is not any window's. An unclosed window is left out, with a warning.
 WindowSplit split_windows(const std::vector<probes::NoiseEvent>& events, const probes::WindowReadout& marks,
                           const ProcessRunInfo& info);

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "gbench_helpers.h"
 #include "run_helpers.h"
 
 namespace nw::e2e {
@@ -22,20 +23,6 @@ std::vector<HogTruth> read_truth(const std::string& path) {
   int k;
   HogTruth t;
   while (in >> k >> t.inner_ns >> t.outer_ns) out.push_back(t);
-  return out;
-}
-
-// GBench's time for a whole repetition: real_time is per iteration, in time_unit.
-double gbench_total_ns(const nlohmann::json& b) {
-  const std::string unit = b.value("time_unit", std::string("ns"));
-  const double scale = unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : 1e9;
-  return b["real_time"].get<double>() * scale * b["iterations"].get<double>() / b.value("threads", 1);
-}
-
-std::vector<nlohmann::json> measured(const nlohmann::json& rec) {
-  std::vector<nlohmann::json> out;
-  for (const auto& r : rec["runs"])
-    if (!r["warmup"].get<bool>()) out.push_back(r);
   return out;
 }
 
@@ -64,9 +51,7 @@ TEST_F(GbenchWindowsE2E, EachRepetitionIsAWindowNamedAndTimedAsGbenchDoes) {
   EXPECT_EQ(rec["windows_harness"]["name"], "gbench");
   EXPECT_EQ(rec["windows_harness"]["output"], out);
   const auto gb = load_json(out);
-  std::vector<nlohmann::json> reps;
-  for (const auto& b : gb["benchmarks"])
-    if (b["run_type"] == "iteration") reps.push_back(b);
+  const auto reps = gbench_repetitions(gb);
   ASSERT_EQ(reps.size(), 9u);  // BM_search x 3, BM_hog x 6
   const auto windows = measured(rec);
   ASSERT_EQ(windows.size(), reps.size()) << rec["warnings"].dump();
@@ -78,8 +63,9 @@ TEST_F(GbenchWindowsE2E, EachRepetitionIsAWindowNamedAndTimedAsGbenchDoes) {
     const auto& w = windows[i];
     SCOPED_TRACE(w.dump());
     EXPECT_EQ(w["label"], reps[i]["name"]);
-    // The window is what GBench timed: from StartKeepRunning's entry to FinishKeepRunning's,
-    // around its own clock reads (the two uprobes' traps: tens of microseconds on a VM).
+    // The window is what GBench timed: from the ResumeTiming in StartKeepRunning to
+    // FinishKeepRunning's entry, around its own clock reads (the uprobes' traps: tens of
+    // microseconds on a VM).
     const double wall = w["wall_ns"].get<double>(), timed = gbench_total_ns(reps[i]);
     EXPECT_NEAR(wall, timed, 0.01 * timed + 200'000) << reps[i].dump();
     uint64_t charged = 0;

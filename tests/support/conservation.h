@@ -18,7 +18,7 @@ struct Totals {
   std::vector<std::string> sources;
 };
 
-Totals totals_of(const nlohmann::json& run) {
+inline Totals totals_of(const nlohmann::json& run) {
   Totals t;
   t.wall = run["wall_ns"].get<uint64_t>();
   t.cpu = run.value("cpu_ns", uint64_t(0));
@@ -37,7 +37,7 @@ Totals totals_of(const nlohmann::json& run) {
   return t;
 }
 
-std::string describe(const nlohmann::json& run) {
+inline std::string describe(const nlohmann::json& run) {
   std::string s = "wall " + std::to_string(run["wall_ns"].get<uint64_t>()) +
                   " cpu " + std::to_string(run.value("cpu_ns", uint64_t(0))) +
                   " cpu_irq " + std::to_string(run.value("cpu_irq_ns", uint64_t(0))) + ";";
@@ -46,35 +46,58 @@ std::string describe(const nlohmann::json& run) {
   return s;
 }
 
-// Every invariant that holds for any shape: no source charges more than the wall time (on
-// several CPUs, on any one of them), blocking <= wall and its parts sum to it, CPU time <= wall x
-// CPUs, the run's account within wall; `own` are the comms of the benchmark's tasks, never
-// reported as preemption.
+// What holds for a run and for a window alike: no source charges more than the wall time (on
+// several CPUs, on any one of them), blocking <= wall and its parts sum to it.
+inline void expect_charges_within_wall(const nlohmann::json& run, double ncpus) {
+  const Totals t = totals_of(run);
+  // No source takes more than the wall time on any CPU (on several CPUs its time is thread
+  // time: it adds up over them, and the record keeps each CPU's part).
+  for (const auto& n : run["noise"]) {
+    const uint64_t time = n["time_ns"].get<uint64_t>();
+    if (n.contains("detail") && n["detail"].contains("per_cpu_ns")) {
+      for (const auto& part : n["detail"]["per_cpu_ns"])
+        EXPECT_LE(part.get<uint64_t>(), t.wall) << n["source"] << " charges more than the wall time on one CPU";
+      EXPECT_LE(double(time), ncpus * double(t.wall)) << n["source"];
+    } else {
+      EXPECT_LE(time, t.wall) << n["source"] << " charges more than the wall time";
+    }
+  }
+  EXPECT_LE(t.blocking, t.wall);
+  EXPECT_LE(run.value("blocking_ns", uint64_t(0)), t.wall);
+  // Blocking's parts by cause (detail.parts) sum to it exactly.
+  for (const auto& n : run["noise"]) {
+    if (n["source"] != "blocking" || !n.contains("detail") || !n["detail"].contains("parts")) continue;
+    uint64_t parts = 0;
+    for (const auto& part : n["detail"]["parts"]) parts += part["time_ns"].get<uint64_t>();
+    EXPECT_EQ(parts, t.blocking) << "blocking's parts do not sum to it";
+  }
+}
+
+// The window entries of a --windows record (they have no CPU time, so no account): the charges
+// within each window's wall time; on one CPU and one thread also all of them together.
+inline void expect_windows_conserved(const nlohmann::json& rec, bool one_thread) {
+  const double ncpus = double(rec["cpus"].size());
+  for (const auto& w : rec["runs"]) {
+    SCOPED_TRACE(describe(w));
+    expect_charges_within_wall(w, ncpus);
+    if (!one_thread || ncpus != 1) continue;
+    const Totals t = totals_of(w);
+    // (The slack of expect_conserved_on_one_cpu: steal, charged at context switches, can be a
+    // little older than the window.)
+    EXPECT_LE(double(t.charged + t.contention + t.blocking), 1.05 * double(t.wall) + 0.5e6)
+        << "charged more than the window's time";
+  }
+}
+
+// Every invariant that holds for any shape: expect_charges_within_wall, CPU time <= wall x CPUs,
+// the run's account within wall; `own` are the comms of the benchmark's tasks, never reported as
+// preemption.
 inline void expect_time_conserved(const nlohmann::json& rec, const std::vector<std::string>& own) {
   const double ncpus = double(rec["cpus"].size());
   for (const auto& run : rec["runs"]) {
     Totals t = totals_of(run);
     SCOPED_TRACE(describe(run));
-    // No source takes more than the wall time on any CPU (on several CPUs its time is thread
-    // time: it adds up over them, and the record keeps each CPU's part).
-    for (const auto& n : run["noise"]) {
-      const uint64_t time = n["time_ns"].get<uint64_t>();
-      if (n.contains("detail") && n["detail"].contains("per_cpu_ns")) {
-        for (const auto& part : n["detail"]["per_cpu_ns"])
-          EXPECT_LE(part.get<uint64_t>(), t.wall) << n["source"] << " charges more than the wall time on one CPU";
-        EXPECT_LE(double(time), ncpus * double(t.wall)) << n["source"];
-      } else {
-        EXPECT_LE(time, t.wall) << n["source"] << " charges more than the wall time";
-      }
-    }
-    EXPECT_LE(t.blocking, t.wall);
-    // Blocking's parts by cause (detail.parts) sum to it exactly.
-    for (const auto& n : run["noise"]) {
-      if (n["source"] != "blocking" || !n.contains("detail") || !n["detail"].contains("parts")) continue;
-      uint64_t parts = 0;
-      for (const auto& part : n["detail"]["parts"]) parts += part["time_ns"].get<uint64_t>();
-      EXPECT_EQ(parts, t.blocking) << "blocking's parts do not sum to it";
-    }
+    expect_charges_within_wall(run, ncpus);
     EXPECT_TRUE(run.contains("cpu_ns")) << "the probe measured no CPU time";
     EXPECT_GT(t.cpu, 0u);
     EXPECT_LE(double(t.cpu), ncpus * double(t.wall)) << "CPU time above wall x CPUs";
@@ -90,7 +113,7 @@ inline void expect_time_conserved(const nlohmann::json& rec, const std::vector<s
 }
 
 // On one CPU, what was charged (noise and blocking) fits in the time the benchmark did not run.
-void expect_conserved_on_one_cpu(const nlohmann::json& rec) {
+inline void expect_conserved_on_one_cpu(const nlohmann::json& rec) {
   for (const auto& run : rec["runs"]) {
     Totals t = totals_of(run);
     SCOPED_TRACE(describe(run));
@@ -108,7 +131,7 @@ void expect_conserved_on_one_cpu(const nlohmann::json& rec) {
 }
 
 // Blocking is only the wall time when no task of the benchmark ran or was runnable.
-void expect_no_blocking(const nlohmann::json& rec) {
+inline void expect_no_blocking(const nlohmann::json& rec) {
   for (const auto& run : rec["runs"]) {
     Totals t = totals_of(run);
     SCOPED_TRACE(describe(run));

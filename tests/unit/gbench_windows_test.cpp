@@ -94,6 +94,31 @@ TEST(GbenchNames, ThreadsMultiplyTheCountAndMissingRunsAreCounted) {
   EXPECT_TRUE(unlabelled[0].harness_warmup);
 }
 
+TEST(GbenchRuns, ThreadsTimeIsTheMeanThreadsNotDividedAgain) {
+  // 1.7.1 sums its threads' timers, divides by the threads, then real_time by all the iterations:
+  // real_time x iterations is one (mean) thread's time.
+  nlohmann::json j = {{"benchmarks",
+                       {{{"name", "BM_t/threads:2"}, {"run_type", "iteration"}, {"iterations", 8}, {"threads", 2},
+                         {"real_time", 1.5}, {"time_unit", "us"}}}}};
+  const auto runs = runner::gbench_runs(j);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(runs[0].timed_ns, 12'000);
+}
+
+TEST(GbenchNames, ATimedWindowIsMatchedByItsTimeLessItsGaps) {
+  // Two States of the reported count: one 1 ms long with 3 ms of paused set-up around it, one 2 ms
+  // long without gaps. The library timed 1 ms: the one whose gaps leave that is the repetition.
+  auto w = states({100, 100});
+  w[0] = state(100, 4'000'000);
+  w[0].paused_ns = 3'000'000;
+  w[0].pauses = 100;
+  w[1] = state(100, 2'000'000);
+  w[1].paused_ns = 0;
+  EXPECT_EQ(w[0].timed_ns(), 1'000'000u);
+  EXPECT_EQ(runner::name_gbench_windows(w, {rep("BM_p", 100, 1, 1'000'000)}), 0u);
+  EXPECT_EQ(names(w), (std::vector<std::string>{"BM_p", "-"}));
+}
+
 TEST(GbenchOutput, TheCommandsOwnFileMustBeJson) {
   EXPECT_FALSE(runner::gbench_out_in_command({"./bm", "--benchmark_repetitions=3"}));
   EXPECT_EQ(runner::gbench_out_in_command({"./bm", "--benchmark_out=r.json"}), "r.json");

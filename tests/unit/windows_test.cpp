@@ -69,6 +69,33 @@ TEST(WindowSplit, EachWindowGetsItsOwnEventsAndWallTime) {
   EXPECT_FALSE(w2.cpu_ns.has_value());  // whole-process figures are not per window
 }
 
+TEST(WindowSplit, AWindowsGapsAreNotItsWallTime) {
+  probes::WindowReadout marks;
+  marks.windows = {mark(1'000, 10'001'000), mark(20'000'000, 21'000'000), mark(30'000'000, 31'000'000)};
+  marks.windows[0].paused_ns = 7'000'000;  // 3 ms timed in 10 ms
+  marks.windows[0].pauses = 4;
+  marks.windows[1].paused_ns = 5'000'000;  // more gap than span (never timed): no time, not wrapped
+  marks.windows[1].pauses = 0;
+  auto split = runner::split_windows({ev("irq:local_timer", 1, 3'000)}, marks, {});
+  ASSERT_EQ(split.windows.size(), 3u);
+  EXPECT_EQ(split.windows[0].wall_ns, 3'000'000u);
+  EXPECT_EQ(split.windows[0].paused_ns, 7'000'000u);
+  EXPECT_EQ(split.windows[0].pauses, 4u);
+  EXPECT_EQ(split.windows[1].wall_ns, 0u);
+  // A ->Threads(N) window: its gaps measured, in its time.
+  marks.windows[2].paused_ns = 400'000;
+  marks.windows[2].pauses = 2;
+  marks.windows[2].paused_in_wall = true;
+  auto shared = runner::split_windows({}, marks, {});
+  EXPECT_EQ(shared.windows[2].wall_ns, 1'000'000u);
+  EXPECT_TRUE(shared.windows[2].paused_in_wall);
+  EXPECT_EQ(shared.windows[2].paused_ns, 400'000u);
+  // A window whose timer was not followed (every mode but --windows gbench) has no such fields.
+  EXPECT_EQ(split.windows[2].wall_ns, 1'000'000u);
+  EXPECT_FALSE(split.windows[2].paused_ns);
+  EXPECT_FALSE(split.windows[2].pauses);
+}
+
 TEST(WindowSplit, WarmupWindowsAndWarmupProcessRuns) {
   probes::WindowReadout marks;
   marks.windows = {mark(0, 10), mark(20, 30), mark(40, 50)};
@@ -274,6 +301,32 @@ TEST(WindowRecord, RoundTrips) {
   EXPECT_EQ(back.process_runs[0].cpu_ns, 4100u);
   EXPECT_EQ(back.summary.runs, 2);  // the warm-up window is not measured
   EXPECT_EQ(to_json(back), to_json(rec));
+}
+
+TEST(WindowRecord, PausedTimeRoundTripsWhereItWasMeasured) {
+  auto rec = windows_record();
+  rec.runs[1].paused_ns = 2'500;
+  rec.runs[1].pauses = 3;
+  rec.runs[2].paused_ns = 100;
+  rec.runs[2].pauses = 1;
+  rec.runs[2].paused_in_wall = true;
+  const auto j = to_json(rec);
+  EXPECT_FALSE(j["runs"][1].contains("paused_in_wall"));
+  EXPECT_EQ(j["runs"][2]["paused_in_wall"], true);
+  EXPECT_EQ(j["runs"][1]["paused_ns"], 2'500);
+  EXPECT_EQ(j["runs"][1]["pauses"], 3);
+  EXPECT_FALSE(j["runs"][0].contains("paused_ns"));
+  EXPECT_FALSE(j["runs"][0].contains("pauses"));
+  EXPECT_FALSE(j["process_runs"][0].contains("paused_ns"));
+  auto back = run_record_from_json(j);
+  EXPECT_EQ(back.runs[1].paused_ns, 2'500u);
+  EXPECT_EQ(back.runs[1].pauses, 3u);
+  EXPECT_FALSE(back.runs[0].paused_ns);
+  EXPECT_TRUE(back.runs[2].paused_in_wall);
+  EXPECT_EQ(to_json(back), j);
+  auto bad = j;
+  bad["runs"][1]["paused_ns"] = "long";
+  EXPECT_THROW(run_record_from_json(bad), std::runtime_error);
 }
 
 TEST(WindowRecord, BadWindowFieldsAreErrors) {
