@@ -34,6 +34,9 @@ struct WindowMark {
   // The harness's own run, not one it reports (--windows gbench: a warm-up or a search for the
   // iteration count): a warm-up window.
   bool harness_warmup = false;
+  // How long the harness itself timed this run, where it says (--windows pyperf: the worker's
+  // `duration` in pyperf's JSON output).
+  std::optional<uint64_t> harness_duration_ns;
 };
 
 struct WindowReadout {

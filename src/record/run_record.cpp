@@ -146,6 +146,7 @@ static json window_to_json(const RunSample& r) {
             {"process_run", r.process_run.value_or(0)}, {"wall_ns", r.wall_ns}, {"migrations", r.migrations},
             {"blocking_ns", r.blocking_ns}};
   if (!r.label.is_null()) j["label"] = r.label;
+  if (r.harness_duration_ns) j["harness_duration_ns"] = *r.harness_duration_ns;
   json noise = json::array();
   for (const auto& e : r.noise) noise.push_back(noise_entry_json(e));
   j["noise"] = std::move(noise);
@@ -368,7 +369,8 @@ RunSample run_from_json(const json& j, const std::string& where) {
   if (j.contains("label")) r.label = j["label"];
   if (j.contains("mean_khz") && j["mean_khz"].is_number()) r.mean_khz = j["mean_khz"].get<double>();
   for (auto [key, field] : {std::pair{"cpu_ns", &r.cpu_ns}, std::pair{"cpu_irq_ns", &r.cpu_irq_ns},
-                            std::pair{"cgroup_throttled_ns", &r.cgroup_throttled_ns}})
+                            std::pair{"cgroup_throttled_ns", &r.cgroup_throttled_ns},
+                            std::pair{"harness_duration_ns", &r.harness_duration_ns}})
     if (j.contains(key) && !j[key].is_null()) {
       uint64_t v = 0;
       get_opt(j, key, v, where);

@@ -98,6 +98,10 @@ struct RunSample {
   // counts, exit status, frequency) are not per window: a window entry leaves them out.
   std::optional<int> window, process_run;
   nlohmann::json label = nullptr;  // the window's label (integer, or text from the marker fd)
+  // --windows pyperf: the worker's run as pyperf timed it inside the worker (its metadata
+  // `duration`, from its JSON output). The window also holds the interpreter's start-up and
+  // pyperf's import, which that clock does not see. Absent where not read, and in older records.
+  std::optional<uint64_t> harness_duration_ns;
 
   // The run's sources as the analyses read them: its noise entries, with `blocking` replaced by
   // its parts (blocking:sleep, blocking:io:<irq>, ... from its detail.parts) where the record has

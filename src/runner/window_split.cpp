@@ -42,6 +42,7 @@ WindowSplit split_windows(const std::vector<probes::NoiseEvent>& events, const p
     s.interrupted = info.interrupted;
     s.wall_ns = m.end_ns - m.begin_ns;
     s.label = window_label(m);
+    s.harness_duration_ns = m.harness_duration_ns;
     if (auto it = by_window.find(uint32_t(k + 1)); it != by_window.end()) set_noise(s, it->second);
     out.windows.push_back(std::move(s));
   }

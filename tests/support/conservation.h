@@ -18,7 +18,7 @@ struct Totals {
   std::vector<std::string> sources;
 };
 
-Totals totals_of(const nlohmann::json& run) {
+inline Totals totals_of(const nlohmann::json& run) {
   Totals t;
   t.wall = run["wall_ns"].get<uint64_t>();
   t.cpu = run.value("cpu_ns", uint64_t(0));
@@ -37,7 +37,7 @@ Totals totals_of(const nlohmann::json& run) {
   return t;
 }
 
-std::string describe(const nlohmann::json& run) {
+inline std::string describe(const nlohmann::json& run) {
   std::string s = "wall " + std::to_string(run["wall_ns"].get<uint64_t>()) +
                   " cpu " + std::to_string(run.value("cpu_ns", uint64_t(0))) +
                   " cpu_irq " + std::to_string(run.value("cpu_irq_ns", uint64_t(0))) + ";";
@@ -90,7 +90,7 @@ inline void expect_time_conserved(const nlohmann::json& rec, const std::vector<s
 }
 
 // On one CPU, what was charged (noise and blocking) fits in the time the benchmark did not run.
-void expect_conserved_on_one_cpu(const nlohmann::json& rec) {
+inline void expect_conserved_on_one_cpu(const nlohmann::json& rec) {
   for (const auto& run : rec["runs"]) {
     Totals t = totals_of(run);
     SCOPED_TRACE(describe(run));
@@ -108,7 +108,7 @@ void expect_conserved_on_one_cpu(const nlohmann::json& rec) {
 }
 
 // Blocking is only the wall time when no task of the benchmark ran or was runnable.
-void expect_no_blocking(const nlohmann::json& rec) {
+inline void expect_no_blocking(const nlohmann::json& rec) {
   for (const auto& run : rec["runs"]) {
     Totals t = totals_of(run);
     SCOPED_TRACE(describe(run));
