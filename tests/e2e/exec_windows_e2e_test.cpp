@@ -253,7 +253,8 @@ void expect_process_runs_conserved(const nlohmann::json& rec) {
 
 // pyperf names its benchmark and times each worker's run (tests/workloads/nw_pyperf_like.py writes
 // pyperf's JSON, calibration run included): the windows take the name from its -o file and each
-// its run's duration, and the calibration worker is a warm-up window.
+// its run's duration, the calibration worker is a warm-up window, and `compare` pairs the record
+// with pyperf's JSON by that name, on the runs' durations.
 TEST(ExecWindowsE2E, PyperfWindowsTakeTheBenchmarksNameAndItsRunsDurations) {
   constexpr int kWorkers = 4;
   const std::string json = temp_path("pyperf-named.json"), out = temp_path("pyperf-named.out.json");
@@ -273,6 +274,12 @@ TEST(ExecWindowsE2E, PyperfWindowsTakeTheBenchmarksNameAndItsRunsDurations) {
   EXPECT_EQ(rec["warnings"].dump().find("--windows pyperf"), std::string::npos) << rec["warnings"].dump();
   expect_process_runs_conserved(rec);
 
+  Proc cmp = run({noisewatch(), "compare", out, json, "--format", "json"});
+  ASSERT_EQ(cmp.status, 0) << cmp.err;
+  auto c = nlohmann::json::parse(cmp.out);
+  ASSERT_EQ(c["benchmarks"].size(), 1u) << cmp.out;
+  EXPECT_EQ(c["benchmarks"][0]["name"], "sum_1000");
+  EXPECT_NE(c["warnings"].dump().find("compared on each worker run's duration"), std::string::npos) << cmp.out;
   std::filesystem::remove(json);
   std::filesystem::remove(out);
 }
