@@ -13,6 +13,7 @@
 #include "compare/explanation.h"
 #include "compare/host_diff.h"
 #include "compare/noise_diff.h"
+#include "compare/pyperf_measures.h"
 #include "compare/summary.h"
 #include "compare/timing.h"
 
@@ -135,8 +136,9 @@ void warn_hosts(const Comparison& out, const InputFile& base, const InputFile& n
 
 }  // namespace
 
-Comparison compare_inputs(const InputFile& base, const InputFile& next, const Options& options) {
+Comparison compare_inputs(InputFile base, InputFile next, const Options& options) {
   Comparison out;
+  align_pyperf_measures(base, next, out.warnings);
   out.base_label = base.label;
   out.new_label = next.label;
   out.base_format = std::string(format_name(base.format));

@@ -6,7 +6,8 @@
 
 namespace nw::compare {
 
-// Throws nw::Error when no benchmark name is common to both inputs.
-Comparison compare_inputs(const InputFile& base, const InputFile& next, const Options& options);
+// Throws nw::Error when no benchmark name is common to both inputs. A pyperf JSON beside a
+// --windows pyperf record is compared on pyperf's run durations (pyperf_measures.h).
+Comparison compare_inputs(InputFile base, InputFile next, const Options& options);
 
 }  // namespace nw::compare

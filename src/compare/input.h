@@ -26,6 +26,10 @@ struct Benchmark {
   std::vector<double> cpu_ns;
   std::optional<double> cpu_mean_ns;
   std::string cpu_basis;              // the input's name for it: "cpu_time", "user+sys", ...
+  // Each measured pyperf worker run's `duration`, as pyperf timed it inside the worker: from a
+  // pyperf JSON (its runs with values), or from a --windows pyperf record (its measured windows'
+  // harness_duration_ns). Empty unless every measured run has one. pyperf_measures.h says why.
+  std::vector<double> run_durations_ns;
 };
 
 // One line of the machine description a foreign format carries (Google Benchmark's context,

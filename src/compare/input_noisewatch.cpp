@@ -1,4 +1,6 @@
 // noisewatch run reports: the measured repetitions' wall times, and the record kept for noise.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/errors.h"
@@ -41,6 +43,14 @@ Benchmark one_benchmark(std::string name, RunRecord rec, InputFile& in) {
     if (run->exit_status != 0) ++failed;
   }
   if (!all_cpu) b.cpu_ns.clear();
+  // --windows pyperf: pyperf's own duration of each worker run, where every measured window has it.
+  for (const auto* run : rec.measured()) {
+    if (!run->harness_duration_ns) {
+      b.run_durations_ns.clear();
+      break;
+    }
+    b.run_durations_ns.push_back(double(*run->harness_duration_ns));
+  }
   if (b.times_ns.empty()) throw Error("the report has no measured (non-warm-up) runs");
   if (failed > 0) in.notes.push_back(fmt::format("{} measured run(s) exited non-zero", failed));
   b.record = std::move(rec);
@@ -57,10 +67,17 @@ std::vector<Benchmark> parse_noisewatch(const json& j, InputFile& in) {
     throw Error(e.what());
   }
   std::vector<Benchmark> out;
-  // --windows gbench: each benchmark the binary ran under the name Google Benchmark gives it, so
-  // the record compares with the library's own JSON (and with another such record) by name.
-  const bool gbench = rec.windows_harness && rec.windows_harness->value("name", std::string()) == "gbench";
-  if (gbench && !rec.measured().empty()) {
+  // --windows gbench, --windows pyperf: each benchmark the harness ran under the name it gives it
+  // (the window labels), so the record compares with the harness's own JSON (and with another such
+  // record) by name.
+  // A pyperf record whose windows were not paired with pyperf's JSON (no -o in the command) has
+  // them labelled with the program's name: one benchmark named by the command, as before.
+  const std::string harness = rec.windows_harness ? rec.windows_harness->value("name", std::string()) : "";
+  const auto measured = rec.measured();
+  const bool pyperf_named = harness == "pyperf" && std::any_of(measured.begin(), measured.end(), [](const RunSample* r) {
+                              return r->harness_duration_ns.has_value();
+                            });
+  if ((harness == "gbench" || pyperf_named) && !measured.empty()) {
     for (const auto& label : measured_labels(rec))
       if (!label.empty()) out.push_back(one_benchmark(label, only_label(rec, label), in));
     if (!out.empty()) return out;

@@ -52,6 +52,9 @@ struct WindowMark {
     if (paused_in_wall) return end_ns > begin_ns ? end_ns - begin_ns : 0;
     return timed_ns();
   }
+  // How long the harness itself timed this run, where it says (--windows pyperf: the worker's
+  // `duration` in pyperf's JSON output).
+  std::optional<uint64_t> harness_duration_ns;
 };
 
 struct WindowReadout {

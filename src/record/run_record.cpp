@@ -149,6 +149,7 @@ static json window_to_json(const RunSample& r) {
   if (r.paused_ns) j["paused_ns"] = *r.paused_ns;
   if (r.pauses) j["pauses"] = *r.pauses;
   if (r.paused_in_wall) j["paused_in_wall"] = true;
+  if (r.harness_duration_ns) j["harness_duration_ns"] = *r.harness_duration_ns;
   json noise = json::array();
   for (const auto& e : r.noise) noise.push_back(noise_entry_json(e));
   j["noise"] = std::move(noise);
@@ -373,7 +374,8 @@ RunSample run_from_json(const json& j, const std::string& where) {
   if (j.contains("mean_khz") && j["mean_khz"].is_number()) r.mean_khz = j["mean_khz"].get<double>();
   for (auto [key, field] : {std::pair{"cpu_ns", &r.cpu_ns}, std::pair{"cpu_irq_ns", &r.cpu_irq_ns},
                             std::pair{"cgroup_throttled_ns", &r.cgroup_throttled_ns},
-                            std::pair{"paused_ns", &r.paused_ns}, std::pair{"pauses", &r.pauses}})
+                            std::pair{"paused_ns", &r.paused_ns}, std::pair{"pauses", &r.pauses},
+                            std::pair{"harness_duration_ns", &r.harness_duration_ns}})
     if (j.contains(key) && !j[key].is_null()) {
       uint64_t v = 0;
       get_opt(j, key, v, where);

@@ -104,6 +104,10 @@ struct RunSample {
   // of a ->Threads(N) benchmark, whose gaps (its opener's) are measured but in wall_ns and its noise.
   std::optional<uint64_t> paused_ns, pauses;
   bool paused_in_wall = false;
+  // --windows pyperf: the worker's run as pyperf timed it inside the worker (its metadata
+  // `duration`, from its JSON output). The window also holds the interpreter's start-up and
+  // pyperf's import, which that clock does not see. Absent where not read, and in older records.
+  std::optional<uint64_t> harness_duration_ns;
 
   // The run's sources as the analyses read them: its noise entries, with `blocking` replaced by
   // its parts (blocking:sleep, blocking:io:<irq>, ... from its detail.parts) where the record has

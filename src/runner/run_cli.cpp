@@ -22,6 +22,7 @@
 #include "runner/gbench_windows.h"
 #include "runner/run_outputs.h"
 #include "runner/plan.h"
+#include "runner/pyperf_windows.h"
 #include "runner/session.h"
 #include "probes/call_symbol.h"
 #include "runner/window_options.h"
@@ -176,12 +177,11 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   }
   // pyperf writes its -o file once and refuses to overwrite it: a second run of it would fail.
   if (p.windows_harness == "pyperf" && p.runs + p.warmup > 1)
-    for (size_t i = 1; i < p.command.size(); ++i)
-      if (p.command[i] == "-o" || p.command[i] == "--output" || p.command[i].starts_with("--output="))
-        throw Error(fmt::format("--windows pyperf with {} runs: pyperf refuses to overwrite its {} file, so its second "
-                                "run would fail. Use --append FILE instead (pyperf adds each run's values to it), or "
-                                "run it once (no --runs or --warmup: pyperf repeats by itself)",
-                                p.runs + p.warmup, p.command[i].substr(0, p.command[i].find('='))));
+    if (auto out = runner::pyperf_output_in_command(p.command); out && !out->append)
+      throw Error(fmt::format("--windows pyperf with {} runs: pyperf refuses to overwrite its {} file, so its second "
+                              "run would fail. Use --append FILE instead (pyperf adds each run's values to it), or "
+                              "run it once (no --runs or --warmup: pyperf repeats by itself)",
+                              p.runs + p.warmup, out->option));
   if (!a.events.empty()) {
     std::string item;
     for (char c : a.events + ",") {

@@ -80,6 +80,8 @@ void note_windows(RunRecord& rec, const Plan& plan, const WindowSession& windows
     (*rec.windows_harness)["binary"] = plan.windows_call->binary;
     (*rec.windows_harness)["output"] = windows.harness_output();
   }
+  if (plan.windows_harness == "pyperf" && !windows.harness_output().empty())
+    (*rec.windows_harness)["output"] = windows.harness_output();
 }
 
 // A failed or interrupted repetition ends the session: its status and the warning that says so.

@@ -28,7 +28,8 @@ void add_window_options(CLI::App& sub, WindowArgs& a) {
                "is still the timer's time, not the time the benchmark reports). --windows hyperfine: each run "
                "hyperfine times is one (--windows-exec with the program it benchmarks). --windows pyperf: each of "
                "pyperf's worker processes is one (the processes running the program the benchmark's first "
-               "process runs)");
+               "process runs), named after its benchmark and with pyperf's duration of its run when the "
+               "command has -o FILE or --append FILE");
   sub.add_option("--windows-exec", a.windows_exec,
                  "COMM: every process of the benchmark that runs COMM (its file name, as ps shows it) is a "
                  "repetition, timed as its harness times it (from its fork to its exit, or until its parent reaps "

@@ -39,6 +39,7 @@ size_t count_marker_lines(std::string& rest, const std::string& chunk) {
 
 WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& binary, const Plan& plan)
     : markers_(markers), exec_comm_(plan.windows_exec), exec_as_root_(plan.windows_harness == "pyperf") {
+  if (exec_as_root_) pyperf_.emplace(plan.command);
   if (!exec_comm_.empty() || exec_as_root_) return;
   if (plan.windows_harness == "gbench") {
     gbench_ = true;
@@ -109,6 +110,7 @@ void WindowSession::drain_pipe() {
 void WindowSession::arm(boost::asio::io_context& io, pid_t root) {
   markers_.reset(root);
   drain_pipe();
+  if (pyperf_) pyperf_->before();
   if (gbench_own_out_) {
     if (truncate(gbench_out_.c_str(), 0) != 0) {}  // a run that writes nothing leaves nothing to misread
   } else if (gbench_) {
@@ -139,6 +141,7 @@ probes::WindowReadout WindowSession::finish(boost::asio::io_context& io, std::ve
   drain_pipe();
   probes::WindowReadout r = markers_.read();
   if (gbench_) name_gbench(r, warnings, process_run);
+  if (pyperf_ && !r.windows.empty()) pyperf_->name(r.windows, warnings, process_run);
   if (exec_comm_.empty() && !exec_as_root_ && call_.empty() && lines_ != r.marker_lines)
     warnings.push_back(fmt::format(
         "process run {}: {} marker line(s) reached ${} but {} were seen at their write: write each line with "

@@ -13,6 +13,7 @@
 #include "probes/window_markers.h"
 #include "record/run_record.h"
 #include "runner/plan.h"
+#include "runner/pyperf_windows.h"
 
 namespace nw::runner {
 
@@ -38,7 +39,8 @@ class WindowSession {
   // and its writes are watched.
   // With a resolved --windows-at function, attaches its uprobes; with --windows gbench, the
   // uprobes of Google Benchmark's State, and sets BENCHMARK_OUT (and _FORMAT) for its JSON output
-  // unless the command or the environment gives them.
+  // unless the command or the environment gives them. With --windows pyperf, reads pyperf's JSON
+  // output (the command's -o or --append FILE) before and after each process run to name its windows.
   WindowSession(probes::WindowMarkers& markers, const std::string& binary, const Plan& plan);
   ~WindowSession();
   WindowSession(const WindowSession&) = delete;
@@ -50,8 +52,8 @@ class WindowSession {
   void arm(boost::asio::io_context& io, pid_t root);
   // After it: the windows it marked, and warnings about its marker lines.
   probes::WindowReadout finish(boost::asio::io_context& io, std::vector<std::string>& warnings, int process_run);
-  // --windows gbench: the JSON output it reads.
-  const std::string& harness_output() const { return gbench_out_; }
+  // --windows gbench, --windows pyperf: the harness's JSON output it reads ("" when none).
+  std::string harness_output() const { return gbench_ ? gbench_out_ : pyperf_ ? pyperf_->path() : std::string(); }
   // The error for a process run that marked no window: how to mark one.
   std::string no_window_message(int process_run) const;
   // --windows-at: a warning when the measured windows are short beside the uprobes' cost.
@@ -68,6 +70,7 @@ class WindowSession {
   std::string usdt_why_;
   std::string exec_comm_;
   bool exec_as_root_ = false;  // --windows pyperf
+  std::optional<PyperfNaming> pyperf_;  // --windows pyperf: names its windows from its JSON output
   std::string call_;  // --windows-at: the function, demangled
   // --windows gbench: the JSON file Google Benchmark writes, whether noisewatch made it (and
   // removes it at the end), and its modification time before the process run (a file not

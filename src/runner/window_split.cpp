@@ -45,6 +45,7 @@ WindowSplit split_windows(const std::vector<probes::NoiseEvent>& events, const p
     s.pauses = m.pauses;
     s.paused_in_wall = m.paused_in_wall;
     s.label = window_label(m);
+    s.harness_duration_ns = m.harness_duration_ns;
     if (auto it = by_window.find(uint32_t(k + 1)); it != by_window.end()) set_noise(s, it->second);
     out.windows.push_back(std::move(s));
   }

@@ -111,6 +111,23 @@ TEST(WindowSplit, WarmupWindowsAndWarmupProcessRuns) {
   for (const auto& w : runner::split_windows({}, marks, info).windows) EXPECT_TRUE(w.warmup);
 }
 
+// What the harness said of a window (--windows pyperf: its name, whether it only calibrated, the
+// duration it timed) goes into the window's entry.
+TEST(WindowSplit, HarnessLabelWarmupAndDurationCarryOver) {
+  probes::WindowReadout marks;
+  marks.windows = {mark(0, 100), mark(200, 300)};
+  marks.windows[0].harness_warmup = true;
+  for (auto& m : marks.windows) m.text_label = "timeit";
+  marks.windows[1].harness_duration_ns = 60;
+  auto split = runner::split_windows({}, marks, {});
+  ASSERT_EQ(split.windows.size(), 2u);
+  EXPECT_TRUE(split.windows[0].warmup);
+  EXPECT_FALSE(split.windows[0].harness_duration_ns);
+  EXPECT_FALSE(split.windows[1].warmup);
+  EXPECT_EQ(split.windows[1].label, "timeit");
+  EXPECT_EQ(split.windows[1].harness_duration_ns, 60u);
+}
+
 TEST(WindowSplit, UnclosedImplicitDroppedAndStrayAreSaid) {
   probes::WindowReadout marks;
   marks.windows = {mark(0, 10), mark(10, 20), mark(30, 0)};
@@ -251,6 +268,7 @@ RunRecord windows_record() {
     w.blocking_ns = 3;
     w.migrations = 1;
     w.label = k == 1 ? nlohmann::json("step") : nlohmann::json(k);
+    if (k == 2) w.harness_duration_ns = 900;  // --windows pyperf: pyperf's own duration of the run
     w.noise.push_back({"preemption:hog", 1, 400, 400, nullptr});
     rec.runs.push_back(w);
   }
@@ -274,6 +292,8 @@ TEST(WindowRecord, WindowEntriesLeaveOutWholeProcessFigures) {
   EXPECT_EQ(w["label"], "step");
   EXPECT_EQ(w["wall_ns"], 1001);
   EXPECT_EQ(w["blocking_ns"], 3);
+  EXPECT_FALSE(w.contains("harness_duration_ns"));
+  EXPECT_EQ(j["runs"][2]["harness_duration_ns"], 900);
   for (const char* absent : {"user_ns", "sys_ns", "steal_ns", "cpu_ns", "cpu_irq_ns", "voluntary_switches",
                              "involuntary_switches", "minor_faults", "major_faults", "exit_status", "signal",
                              "counters", "mean_khz", "probe_switches"})
@@ -295,7 +315,9 @@ TEST(WindowRecord, RoundTrips) {
     EXPECT_EQ(back.runs[k].label, rec.runs[k].label);
     EXPECT_EQ(back.runs[k].wall_ns, rec.runs[k].wall_ns);
     EXPECT_EQ(back.runs[k].warmup, rec.runs[k].warmup);
+    EXPECT_EQ(back.runs[k].harness_duration_ns, rec.runs[k].harness_duration_ns);
   }
+  EXPECT_EQ(back.runs[2].harness_duration_ns, 900u);
   EXPECT_EQ(back.warmup_windows, 1);
   ASSERT_EQ(back.process_runs.size(), 1u);
   EXPECT_EQ(back.process_runs[0].cpu_ns, 4100u);
