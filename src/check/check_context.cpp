@@ -50,7 +50,7 @@ std::vector<int> parse_cpu_option(const std::string& text) {
 CheckContext make_context(const sys::Sysroot& root, const std::optional<std::vector<int>>& cpus) {
   CheckContext ctx{root, {}, {}, sys::read_topology(root), sys::read_kernel_cmdline(root), std::nullopt, {}, {}};
   ctx.isolated = read_isolated(root, ctx.cmdline);
-  ctx.available = sys::cpu_availability(ctx.topo.online, root.live() ? sys::read_affinity() : std::nullopt);
+  ctx.available = sys::cpu_availability(ctx.topo.online, root.live() ? sys::read_may_take() : std::nullopt);
   ctx.targets = sys::select_cpus(ctx.available, cpus, ctx.isolated.value_or(std::vector<int>{})).cpus;
   if (ctx.targets.empty())
     throw Error(root.live() ? "cannot read the online CPUs from /sys/devices/system/cpu/online; is /sys mounted?"

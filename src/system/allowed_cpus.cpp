@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "system/cgroup_limits.h"
 #include "system/cpulist.h"
 
 namespace nw::sys {
@@ -41,8 +42,18 @@ std::optional<std::vector<int>> read_affinity() {
   return out;
 }
 
+std::optional<std::vector<int>> may_take(const std::optional<std::vector<int>>& cpuset,
+                                         const std::optional<std::vector<int>>& affinity) {
+  return cpuset && !cpuset->empty() ? cpuset : affinity;
+}
+
+std::optional<std::vector<int>> read_may_take() {
+  const auto cpuset = read_cpuset(Sysroot{});
+  return may_take(cpuset ? std::optional(cpuset->cpus) : std::nullopt, read_affinity());
+}
+
 CpuAvailability read_cpu_availability() {
-  return cpu_availability(read_online_cpus().value_or(std::vector<int>{}), read_affinity());
+  return cpu_availability(read_online_cpus().value_or(std::vector<int>{}), read_may_take());
 }
 
 }  // namespace nw::sys

@@ -1,6 +1,7 @@
 // A container is a machine of its own: inside a cgroup v1 cpuset holding CPU 0 only (what
 // `docker run --cpuset-cpus 0` makes), `check` measures CPU 0 and `run` pins to it, naming the
-// other CPUs as not available rather than failing on them. Needs root and a v1 cpuset mount.
+// other CPUs as not available rather than failing on them. Needs root and a v1 cpuset mount. And
+// an affinity inherited narrower than the cpuset is no limit.
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -134,6 +135,23 @@ TEST_F(CpusetE2E, AnExplicitCpuOutsideTheCpusetIsAOneLineError) {
         << args << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
   }
+}
+
+// Under isolcpus every process inherits an affinity without the isolated CPUs, yet moving onto one
+// is allowed and is the point: what limits noisewatch is the cpuset, not the affinity it was
+// started with. `taskset -c 0` gives this machine that inherited affinity.
+TEST(InheritedAffinityE2E, IsNoLimitTheCpusetIs) {
+  const auto online = sys::parse_cpulist(test::slurp("/sys/devices/system/cpu/online"));
+  if (std::find(online.begin(), online.end(), 1) == online.end()) GTEST_SKIP() << "needs CPU 1 online";
+  const std::string json = temp_path("inherited.json");
+  Proc r = run({"/usr/bin/taskset", "-c", "0", noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "--json", json,
+                "--", "/bin/true"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(load_json(json)["cpus"], nlohmann::json({1}));
+  unlink(json.c_str());
+  Proc c = run({"/usr/bin/taskset", "-c", "0", noisewatch(), "check", "--duration", "0", "--format", "json"});
+  ASSERT_TRUE(c.status == 0 || c.status == 1 || c.status == 2) << "exit " << c.status << ": " << c.err;
+  EXPECT_EQ(nlohmann::json::parse(c.out)["unavailable_cpus"], nlohmann::json::array()) << c.out;
 }
 
 }  // namespace

@@ -45,6 +45,14 @@ TEST(CpuAvailability, UnknownOnlineIsTheAffinity) {
   EXPECT_EQ(a.allowed, (Cpus{0, 2}));
 }
 
+// isolcpus=3: every process inherits the affinity 0-2, its cpuset still holds 0-3.
+TEST(CpuAvailability, TheCpusetNotTheInheritedAffinityIsTheLimit) {
+  EXPECT_EQ(may_take(Cpus{0, 1, 2, 3}, Cpus{0, 1, 2}), (Cpus{0, 1, 2, 3}));
+  EXPECT_EQ(may_take(std::nullopt, Cpus{0, 1, 2}), (Cpus{0, 1, 2}));  // no cpuset controller readable
+  EXPECT_EQ(may_take(Cpus{}, Cpus{0, 1}), (Cpus{0, 1}));
+  EXPECT_FALSE(may_take(std::nullopt, std::nullopt));
+}
+
 TEST(CpuAvailability, ThisProcessMayUseSomeOnlineCpu) {
   auto a = read_cpu_availability();
   ASSERT_FALSE(a.allowed.empty());
