@@ -21,6 +21,7 @@ sources=(
   "$root/src/compare/noise_diff.cpp"
   "$root/src/compare/host_diff.cpp"
   "$root/src/compare/explanation.cpp"
+  "$root/src/compare/pyperf_measures.cpp"
   "$root"/src/compare/render_*.cpp
   "$root/src/record/run_record.cpp"
   "$root/src/record/timeline_summary.cpp"
