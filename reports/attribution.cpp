@@ -2,7 +2,8 @@
 //   Var(T) = sum_s Cov(T, S_s) + Cov(T, U),   U = T - sum_s S_s,   share_s = Cov(T, S_s) / Var(T).
 // Count-valued sources (migration, fault) carry no time, so their cost per event is estimated by
 // regressing the remainder U on their counts (least squares, non-negative: an event cannot save
-// time); beta_k * c_k then plays the role of S_k and leaves U, keeping the sum exactly 1.
+// time); beta_k * c_k then plays the role of S_k and leaves U, keeping the sum exactly 1. An
+// overlap source (smt) is regressed on its overlap time the same way: beta is the slowdown.
 // Frequency is a time-valued series modelled from mean_khz in sources.cpp.
 #include "reports/attribution.h"
 
@@ -81,6 +82,7 @@ std::vector<double> nonnegative_fit(const std::vector<std::vector<double>>& c, c
 }  // namespace
 
 double max_per_event_ns(const SourceSeries& s) {
+  if (!s.overlap_ns.empty()) return kMaxOverlapSlowdown;
   if (s.name == sources::kMigration) return kMaxMigrationNs;
   return s.major_faults ? kMaxMajorFaultNs : kMaxMinorFaultNs;
 }
@@ -122,7 +124,7 @@ Decomposition decompose(const RunMatrix& m, std::span<const size_t> idx, const s
       d.shares[s] = sum / double(idx.size() - 1) / d.var_t;
     } else if (s >= rejected.size() || !rejected[s]) {
       count_cols.push_back(s);
-      counts.push_back(pick(src.count, idx));
+      counts.push_back(pick(src.regressor(), idx));
     }
   }
   auto beta = nonnegative_fit(counts, u);
@@ -162,7 +164,7 @@ std::vector<std::vector<double>> bootstrap_shares(const RunMatrix& m, const std:
 bool plausible_cost(const RunMatrix& m, const SourceSeries& s, double beta) {
   if (beta > max_per_event_ns(s)) return false;
   for (size_t i = 0; i < m.runs(); ++i)
-    if (beta * s.count[i] >= m.wall_ns[i]) return false;
+    if (beta * s.regressor()[i] >= m.wall_ns[i]) return false;
   return true;
 }
 
@@ -235,10 +237,11 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
       a.kind = RowKind::count;
       a.fit = fits[s];
       a.fit->max_per_event_ns = max_per_event_ns(src);
-      a.mean_time_ns = rejected[s] ? 0.0 : point.per_event_ns[s] * a.mean_count;
+      if (!src.overlap_ns.empty()) a.mean_overlap_ns = stats::mean(src.overlap_ns);
+      a.mean_time_ns = rejected[s] ? 0.0 : point.per_event_ns[s] * stats::mean(src.regressor());
     }
     for (size_t i = 0; i < n; ++i) {
-      a.runs_seen += src.count[i] > 0 || src.time_ns[i] > 0;
+      a.runs_seen += src.count[i] > 0 || src.time_ns[i] > 0 || (!src.overlap_ns.empty() && src.overlap_ns[i] > 0);
       // Time is conserved: no source can take more than the run's wall time on each of its CPUs.
       if (src.kind == Kind::time && src.time_ns[i] > m.wall_ns[i] * m.cpus) a.inconsistent_runs.push_back(m.run_index[i]);
     }

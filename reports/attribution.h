@@ -18,6 +18,9 @@ inline constexpr size_t kMinRunsToAttribute = 5;
 inline constexpr double kMaxMinorFaultNs = 250e3;  // allocating and zeroing a 2 MiB huge page
 inline constexpr double kMaxMajorFaultNs = 25e6;   // one random read from a rotating disk, queued
 inline constexpr double kMaxMigrationNs = 1e6;     // refilling 8 MiB of caches from memory
+// An overlap (smt) is fitted per ns of overlap: the benchmark ran during it, so it cannot have lost
+// more than the overlap itself.
+inline constexpr double kMaxOverlapSlowdown = 1.0;
 // The bound for one count source: `fault` takes the major-fault bound when the record has any.
 double max_per_event_ns(const SourceSeries& s);
 
@@ -32,7 +35,8 @@ struct Decomposition {
   bool valid = false;                 // false when Var(T) is 0 or there are fewer than 2 runs
   double var_t = 0;
   std::vector<double> shares;
-  std::vector<double> per_event_ns;   // estimated cost of one event (count-valued sources only)
+  std::vector<double> per_event_ns;   // estimated cost of one event (count-valued sources only; per
+                                      // ns of overlap for an overlap source)
   double unexplained = 0;
   std::vector<double> residual;       // U minus the count-valued sources' estimated time, per run
 };
@@ -67,6 +71,8 @@ struct AttributedSource {
   bool uncertain = false;                       // the interval is too wide to mean anything
   double mean_time_ns = 0;                      // per measured run (0 for a refused fit)
   double mean_count = 0, max_ns = 0;
+  std::optional<double> mean_overlap_ns;        // an overlap source (smt): its overlap per run; the
+                                                // fit's per_event_ns is then the slowdown, per ns of it
   size_t runs_seen = 0;
   std::vector<int> inconsistent_runs;           // runs it took longer than (broken data)
   std::optional<CostFit> fit;                   // count-valued sources only

@@ -183,9 +183,14 @@ std::vector<std::string> warnings(const NarrativeInput& in) {
     if (!a.attributable || !r.fit || r.fit->plausible) continue;
     auto what = sources::describe(r.source);
     if (!what.empty()) what[0] = char(std::toupper(static_cast<unsigned char>(what[0])));
-    w.push_back(fmt::format("{} follow the run time, but the fitted cost ({} per event) is above what one can cost "
-                            "({}): it gets no share, and that time stays unexplained.",
-                            what, format_duration(r.fit->per_event_ns), format_duration(r.fit->max_per_event_ns)));
+    if (r.mean_overlap_ns)
+      w.push_back(fmt::format("{} follows the run time, but the fitted slowdown ({:.0f} % of the time both ran) is more "
+                              "than the overlap itself: it gets no share, and that time stays unexplained.",
+                              what, 100 * r.fit->per_event_ns));
+    else
+      w.push_back(fmt::format("{} follow the run time, but the fitted cost ({} per event) is above what one can cost "
+                              "({}): it gets no share, and that time stays unexplained.",
+                              what, format_duration(r.fit->per_event_ns), format_duration(r.fit->max_per_event_ns)));
   }
   for (const auto& r : a.rows) {
     if (r.inconsistent_runs.empty()) continue;

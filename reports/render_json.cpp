@@ -31,6 +31,11 @@ Attribution record_row(const AttributedSource& a) {
     x["per_event_max_ns"] = a.fit->max_per_event_ns;
     x["cost_plausible"] = a.fit->plausible;
     x["cost_significant"] = a.fit->significant;
+    // An overlap (smt): its time beside the benchmark per run, and the slowdown fitted per ns of it.
+    if (a.mean_overlap_ns) {
+      x["overlap_ns"] = *a.mean_overlap_ns;
+      x["slowdown"] = a.fit->per_event_ns;
+    }
   }
   if (a.uncertain) x["uncertain"] = true;
   if (a.kind != RowKind::remainder) {

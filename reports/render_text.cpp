@@ -83,7 +83,7 @@ void sources(const ReportModel& m, const Painter& paint, Line& line) {
     line(fmt::format("  … and {} more sources (see --format json)", m.sources.size() - kTextRows));
   bool estimated = false;
   for (const auto& r : m.sources) estimated |= r.estimated;
-  if (estimated) line("  * estimated: events x cost per event fitted on the unexplained remainder");
+  if (estimated) line("  * estimated: events (for smt: the time both ran) x a cost fitted on the unexplained remainder");
   if (m.negative_shares) line(std::string("  ") + kNegativeShareNote);
   line();
 }

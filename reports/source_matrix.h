@@ -20,6 +20,11 @@ struct SourceSeries {
   Kind kind = Kind::time;
   std::vector<double> time_ns;  // per measured run; 0 where the source did not occur
   std::vector<double> count;    // per measured run
+  // An overlap source (smt, sources::is_overlap): its time per run is when the benchmark ran beside
+  // it, not time taken from it. It is the regressor of the fitted slowdown (kind count, time_ns 0).
+  std::vector<double> overlap_ns;
+  // What the fit regresses the remainder on: the overlap time, else the count.
+  const std::vector<double>& regressor() const { return overlap_ns.empty() ? count : overlap_ns; }
   double max_ns = 0;            // longest single event over the measured runs
   bool major_faults = false;    // `fault` only: some measured run had a major fault
   nlohmann::json detail = nlohmann::json::object();  // e.g. {"pid": 42}, {"irq": 24}

@@ -79,7 +79,9 @@ Plan plan_irq_affinity(const sys::Sysroot& root, const Targets& t) {
     bool on_target = std::any_of(aff.begin(), aff.end(), [&](int c) {
       return std::find(t.cpus.begin(), t.cpus.end(), c) != t.cpus.end();
     });
-    if (on_target) p.writes.push_back({path, hk, Format::cpulist});
+    if (!on_target) continue;
+    std::string effective = "/proc/irq/" + name + "/effective_affinity_list";
+    p.writes.push_back({path, hk, Format::cpulist, root.exists(effective) ? effective : ""});
   }
   if (irqs == 0)
     p.absent = "no /proc/irq/N/smp_affinity_list readable";

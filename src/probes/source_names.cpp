@@ -80,6 +80,12 @@ NoiseEvent EventNamer::name(const nw_noise_key& key) {
   NoiseEvent e;
   switch (key.kind) {
     case NW_KIND_PREEMPT:
+      // A device's handler thread (PREEMPT_RT, threadirqs) is that device's interrupt.
+      if (auto irq = sources::irq_thread_irq(key_comm(key))) {
+        e.source = irq_source(uint32_t(*irq));
+        e.detail = SourceDetail{.pid = int64_t(key.id), .irq = *irq, .irq_thread_event = true}.to_json();
+        break;
+      }
       e.source = sources::format(sources::kPreemption, key_comm(key));
       e.detail = SourceDetail{.pid = int64_t(key.id)}.to_json();
       break;

@@ -61,6 +61,9 @@ SourceDetail SourceDetail::from_json(const json& j) {
     else if (k == "timer_late_count") known = read(v, late_count);
     else if (k == "timer_late_ns") known = read(v, late_ns);
     else if (k == "timer_late_max_ns") known = read(v, late_max);
+    else if (k == "irq_thread" && v.is_boolean()) d.irq_thread_event = v.get<bool>(), known = true;
+    else if (k == "threaded_count") known = read(v, d.threaded_count);
+    else if (k == "threaded_ns") known = read(v, d.threaded_ns);
     else if (k == "minor") known = read(v, d.minor);
     else if (k == "major") known = read(v, d.major);
     else if (k == "reference_khz") known = read(v, d.reference_khz);
@@ -93,6 +96,9 @@ json SourceDetail::to_json() const {
     j["timer_late_ns"] = timer_late->time_ns;
     j["timer_late_max_ns"] = timer_late->max_ns;
   }
+  if (irq_thread_event) j["irq_thread"] = true;
+  if (threaded_count) j["threaded_count"] = *threaded_count;
+  if (threaded_ns) j["threaded_ns"] = *threaded_ns;
   if (minor) j["minor"] = *minor;
   if (major) j["major"] = *major;
   if (reference_khz) j["reference_khz"] = *reference_khz;
@@ -117,6 +123,9 @@ void SourceDetail::merge_run(const SourceDetail& run) {
   if (!irq) irq = run.irq;
   if (!cgroup_id) cgroup_id = run.cgroup_id;
   if (!timer_late) timer_late = run.timer_late;
+  // A threaded IRQ's thread part adds up over runs, as the source's own count and time do.
+  if (run.threaded_count) threaded_count = threaded_count.value_or(0) + *run.threaded_count;
+  if (run.threaded_ns) threaded_ns = threaded_ns.value_or(0) + *run.threaded_ns;
   timer_late_event = timer_late_event || run.timer_late_event;
   if (!minor) minor = run.minor;
   if (!major) major = run.major;

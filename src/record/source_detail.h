@@ -36,6 +36,8 @@ struct SourceDetail {
   std::vector<MigrationPath> paths;    // a repetition's migrations by path
   std::optional<TimerLate> timer_late; // blocking:sleep
   bool timer_late_event = false;       // a probe event that is such lateness, not sleep time
+  bool irq_thread_event = false;       // a probe event: the IRQ's handler thread ran, not its hard handler
+  std::optional<uint64_t> threaded_count, threaded_ns;  // irq: how much of it ran in its thread (PREEMPT_RT, threadirqs)
   std::optional<uint64_t> minor, major;  // fault: getrusage's counts
   std::string origin;                  // steal: where it was read ("/proc/stat", "steal_ns"); "from" in JSON
   std::optional<double> reference_khz; // frequency: the clock the report compares each run's with

@@ -38,6 +38,10 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
     if (d.irq) a.detail.irq = d.irq;
     if (d.cgroup_id) a.detail.cgroup_id = d.cgroup_id;
     if (d.from && d.to) a.paths[{*d.from, *d.to}] += e.count;
+    if (d.irq_thread_event) {
+      a.detail.threaded_count = a.detail.threaded_count.value_or(0) + e.count;
+      a.detail.threaded_ns = a.detail.threaded_ns.value_or(0) + e.time_ns;
+    }
   }
   std::vector<NoiseEntry> out;
   for (auto& [src, a] : by_source) {

@@ -71,4 +71,15 @@ std::string_view vector_interrupts_label(uint32_t id) { return id < kVectorRows.
 
 bool vector_is_frequent(uint32_t id) { return id < kFrequentVectors; }
 
+std::optional<int> irq_thread_irq(std::string_view comm) {
+  constexpr std::string_view prefix = "irq/";
+  if (!comm.starts_with(prefix)) return std::nullopt;
+  int irq = 0;
+  size_t i = prefix.size();
+  for (; i < comm.size() && i < prefix.size() + 6 && comm[i] >= '0' && comm[i] <= '9'; ++i) irq = irq * 10 + (comm[i] - '0');
+  // The number, then '-' and the action's name (cut short by the comm's length, perhaps to nothing).
+  if (i == prefix.size() || (i < comm.size() && comm[i] != '-')) return std::nullopt;
+  return irq;
+}
+
 }  // namespace nw::sources

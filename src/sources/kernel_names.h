@@ -30,4 +30,9 @@ bool vector_is_frequent(uint32_t id);
 // Knobs that can only reach user processes (stop one, outrank it) leave these out.
 std::span<const std::string_view> kernel_thread_prefixes();
 
+// The IRQ whose handler thread this is: "irq/26-virtio0-" (a comm, 15 characters at most) -> 26.
+// Under PREEMPT_RT (or threadirqs) a device's handler runs in such a thread, so the time it takes
+// from a benchmark is that device's interrupt, not some task's.
+std::optional<int> irq_thread_irq(std::string_view comm);
+
 }  // namespace nw::sources

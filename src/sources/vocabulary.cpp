@@ -129,8 +129,10 @@ Kind kind_of(const SourceId& id, bool carries_time) {
   return c && c->counted_only && !carries_time ? Kind::count : Kind::time;
 }
 
+bool is_overlap(const SourceId& id) { return id.category == kSmt; }
+
 bool is_stolen(const SourceId& id, std::string_view bench_comm) {
-  return group_of(id, bench_comm) == Group::machine;
+  return group_of(id, bench_comm) == Group::machine && !is_overlap(id);
 }
 
 Description description(const SourceId& id) {

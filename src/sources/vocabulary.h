@@ -101,10 +101,16 @@ Group group_of(const SourceId& id, std::string_view bench_comm);
 enum class Kind { time, count };
 Kind kind_of(const SourceId& id, bool carries_time);
 
+// Whether a source's time is an overlap: time the benchmark ran while the source ran beside it
+// (`smt`: a task on the SMT sibling of its CPU). The benchmark was not kept from running, only
+// slowed by some fraction the probes cannot measure (that needs cycle counters); the attribution
+// fits that fraction (reports/ATTRIBUTION.md).
+bool is_overlap(const SourceId& id);
+
 // Stolen time, the one definition: time a source took from the benchmark while it wanted to run,
 // by something other than the benchmark itself — the time of machine sources. Not blocking (it
-// did not want to run), not contention nor measured fault time (its own doing), not `unexplained`
-// (a remainder, not a source). RunSample::stolen_ns() sums it over a run.
+// did not want to run), not contention nor measured fault time (its own doing), not an overlap
+// (it ran), not `unexplained` (a remainder, not a source). RunSample::stolen_ns() sums it over a run.
 bool is_stolen(const SourceId& id, std::string_view bench_comm);
 
 // A source in words: a noun phrase for "comes from …", "mostly …" and, for the machine's sources

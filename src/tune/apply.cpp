@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "common/errors.h"
 #include "knobs/catalogue.h"
+#include "system/cpulist.h"
 #include "system/kernel_cmdline.h"
 #include "system/sysroot.h"
 #include "tune/boot.h"
@@ -52,6 +54,7 @@ class KnobApplier {
   KnobResult run(const knobs::Knob& k) {
     KnobResult r;
     r.knob = &k;
+    deferred_cpus_.clear();
     // A fresh view of the files: earlier knobs may have changed what this one reads.
     sys::Sysroot fresh(root_.root());
     knobs::Plan plan = k.plan(fresh, o_.targets);
@@ -67,7 +70,14 @@ class KnobApplier {
     if (o_.dry_run) r.outcome = r.changed ? Outcome::planned : Outcome::already;
     else if (r.failed) r.outcome = r.changed ? Outcome::partial : Outcome::failed;
     else r.outcome = r.changed ? Outcome::applied : Outcome::already;
-    r.message = failures.empty() || plan.note.empty() ? failures + plan.note : fmt::format("{}; {}", failures, plan.note);
+    std::vector<std::string> said;
+    for (const auto* part : {&failures, &plan.note})
+      if (!part->empty()) said.push_back(*part);
+    if (r.deferred)
+      said.push_back(fmt::format("{} IRQ{} still delivered to CPU {} (effective_affinity_list): each moves at its "
+                                 "next interrupt",
+                                 r.deferred, r.deferred == 1 ? "" : "s", deferred_cpus_));
+    r.message = fmt::format("{}", fmt::join(said, "; "));
     if (r.outcome == Outcome::already && r.message.empty())
       r.message = r.unchanged == 1 ? first_unchanged_ : fmt::format("{} values already set", r.unchanged);
     return r;
@@ -153,7 +163,30 @@ class KnobApplier {
     std::string line = fmt::format("{}: {} -> {}", w.path, shown(*before.content), now);
     if (after.content && !knobs::same_value(w.format, *after.content, w.value))
       line += fmt::format(" (wrote {}, the kernel kept {})", shown(w.value), now);
+    else if (auto still = still_on_targets(w)) {
+      ++r.deferred;
+      if (deferred_cpus_.empty()) deferred_cpus_ = *still;
+      line += fmt::format(" (still delivered to CPU {} until its next interrupt)", *still);
+    }
     r.details.push_back(line);
+  }
+
+  // The CPUs among the targets that a written value's effective file still names, if any: the
+  // kernel acts on some writes later (an IO-APIC IRQ moves when it next fires).
+  std::optional<std::string> still_on_targets(const knobs::Write& w) const {
+    if (w.effective.empty()) return std::nullopt;
+    auto text = root_.read_line(w.effective);
+    if (!text) return std::nullopt;
+    std::vector<int> now, still;
+    try {
+      now = sys::parse_cpulist(*text);
+    } catch (const std::invalid_argument&) {
+      return std::nullopt;
+    }
+    for (int c : now)
+      if (std::find(o_.targets.cpus.begin(), o_.targets.cpus.end(), c) != o_.targets.cpus.end()) still.push_back(c);
+    if (still.empty()) return std::nullopt;
+    return sys::format_cpulist(still);
   }
 
   void fail(KnobResult& r, int err, const std::string& path) {
@@ -186,6 +219,7 @@ class KnobApplier {
   std::map<int, std::vector<std::string>> failures_;
   std::vector<std::string> other_failures_;
   std::string first_unchanged_;
+  std::string deferred_cpus_;
 };
 
 }  // namespace

@@ -33,6 +33,7 @@ struct KnobResult {
   std::vector<std::string> details;  // "/proc/sys/kernel/randomize_va_space: 2 -> 0"
   std::string message;               // why absent, what failed, or a note
   int changed = 0, unchanged = 0, failed = 0;
+  int deferred = 0;  // written, but the kernel has not acted on it yet (Write::effective)
 };
 
 struct ApplyOptions {

@@ -15,6 +15,7 @@ namespace nw::test {
 
 struct Totals {
   uint64_t wall = 0, cpu = 0, cpu_irq = 0, blocking = 0, contention = 0, charged = 0;
+  uint64_t overlap = 0;  // smt: time the benchmark ran beside another task, not taken from it
   std::vector<std::string> sources;
 };
 
@@ -31,6 +32,8 @@ inline Totals totals_of(const nlohmann::json& run) {
       t.blocking += time;
     else if (src.rfind("contention:", 0) == 0)
       t.contention += time;
+    else if (src.rfind("smt:", 0) == 0)
+      t.overlap += time;
     else
       t.charged += time;
   }
@@ -112,12 +115,14 @@ inline void expect_time_conserved(const nlohmann::json& rec, const std::vector<s
   }
 }
 
-// On one CPU, what was charged (noise and blocking) fits in the time the benchmark did not run.
+// On one CPU, what was charged (noise and blocking) fits in the time the benchmark did not run,
+// and its overlap with a task on the SMT sibling in the time it ran.
 inline void expect_conserved_on_one_cpu(const nlohmann::json& rec) {
   for (const auto& run : rec["runs"]) {
     Totals t = totals_of(run);
     SCOPED_TRACE(describe(run));
     EXPECT_LE(t.cpu, t.wall) << "CPU time above wall time on one CPU";
+    EXPECT_LE(double(t.overlap), 1.05 * double(t.cpu) + 0.5e6) << "an SMT overlap longer than the benchmark ran";
     // Measured fault time (where the kernel lets the probe trace faults) is charged as a source
     // and is part of the CPU time: it is not the benchmark's own compute either.
     const double own = double(t.cpu) - double(t.cpu_irq) - double(e2e::run_source_time(run, "fault"));

@@ -98,6 +98,44 @@ TEST(ReportAttribution, CountSourceCostPerEvent) {
   EXPECT_NEAR(share_sum(rec), 1.0, 1e-9);
 }
 
+// A task on the SMT sibling overlaps the benchmark: it ran all along, slowed by some fraction of
+// the overlap. That fraction is fitted like a count's cost (here 30 %), within its bound (the whole
+// overlap), and the overlap is not stolen time.
+TEST(ReportAttribution, SmtOverlapIsFittedAsASlowdownNotStolen) {
+  const double slowdown = 0.3;
+  auto rec = test::synthetic_record(40, 1e6, [&](int, RunSample& r, auto& rng) {
+    double overlap = std::uniform_real_distribution<double>(100e6, 500e6)(rng);
+    r.noise.push_back({"smt:hog", 40, uint64_t(overlap), uint64_t(overlap / 10), {{"pid", 42}}});
+    // synthetic_record adds every entry's time to the wall time; the overlap costs only 30 % of it
+    // (unsigned arithmetic: the pre-load subtracts the other 70 %).
+    r.wall_ns = uint64_t(0) - uint64_t((1 - slowdown) * overlap);
+  });
+  for (const auto& r : rec.runs)
+    if (!r.warmup) EXPECT_EQ(r.stolen_ns(), 0u) << "an overlap is not time taken from the benchmark";
+  rec = test::analyzed(rec);
+  const auto& smt = row(rec, "smt:hog");
+  EXPECT_EQ(smt.extra["kind"], "count");
+  EXPECT_NEAR(smt.extra["slowdown"].get<double>(), slowdown, 0.03);
+  EXPECT_NEAR(smt.extra["overlap_ns"].get<double>(), 300e6, 40e6);
+  EXPECT_EQ(smt.extra["per_event_max_ns"].get<double>(), 1.0);
+  EXPECT_GT(smt.share, 1 - kTolerance);
+  EXPECT_NEAR(smt.mean_time_ns, slowdown * 300e6, 0.1 * slowdown * 300e6);  // the fitted loss, not the overlap
+  EXPECT_NEAR(share_sum(rec), 1.0, 1e-9);
+}
+
+// A slowdown beyond the overlap itself is a chance correlation: no share.
+TEST(ReportAttribution, SmtSlowdownAboveTheOverlapIsRefused) {
+  auto rec = test::synthetic_record(30, 0.1e6, [&](int, RunSample& r, auto& rng) {
+    double overlap = std::uniform_real_distribution<double>(1e6, 5e6)(rng);
+    r.noise.push_back({"smt:hog", 4, uint64_t(overlap), 0, nullptr});
+    r.wall_ns = uint64_t(2 * overlap);  // the run grows by 3x the overlap
+  });
+  rec = test::analyzed(rec);
+  const auto& smt = row(rec, "smt:hog");
+  EXPECT_FALSE(smt.extra["cost_plausible"].get<bool>());
+  EXPECT_EQ(smt.share, 0.0);
+}
+
 TEST(ReportAttribution, CountSourceNeverGetsNegativeCost) {
   // Runs with more faults happen to be faster: a fault cannot save time, so its cost is 0.
   auto rec = test::synthetic_record(20, 1e6, [&](int i, RunSample& r, auto&) {

@@ -45,6 +45,24 @@ TEST(NoiseMerge, SumsAcrossCpusAndTasksKeepsEvidence) {
   EXPECT_EQ(m[2].detail["paths"][1]["count"], 2);
 }
 
+// PREEMPT_RT: an interrupt's hard handler and its thread are one source; the detail keeps how
+// much ran in the thread (each thread slice counts, as each hard handler run does).
+TEST(MergeNoise, AThreadedIrqIsOneSourceWithItsThreadPart) {
+  std::vector<probes::NoiseEvent> ev = {
+      {"irq:virtio0-req.1", 1, 10, 1000, 200, {{"irq", 26}}},
+      {"irq:virtio0-req.1", 1, 4, 5000, 2000, {{"irq", 26}, {"pid", 77}, {"irq_thread", true}}},
+      {"irq:virtio0-req.1", 1, 1, 700, 700, {{"irq", 26}, {"pid", 77}, {"irq_thread", true}}},
+  };
+  auto m = merge_noise(ev);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].count, 15u);
+  EXPECT_EQ(m[0].time_ns, 6700u);
+  EXPECT_EQ(m[0].detail["threaded_count"], 5);
+  EXPECT_EQ(m[0].detail["threaded_ns"], 5700);
+  EXPECT_FALSE(m[0].detail.contains("irq_thread")) << m[0].detail.dump();
+  EXPECT_LE(m[0].detail["threaded_ns"].get<uint64_t>(), m[0].time_ns);
+}
+
 TEST(Steal, SumsTheStealColumnOfChosenCpus) {
   const char* stat =
       "cpu  100 0 50 1000 0 0 0 30 0 0\n"

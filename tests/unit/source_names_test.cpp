@@ -29,5 +29,23 @@ TEST(SourceNames, ContentionHasNoPidPreemptionKeepsIt) {
   EXPECT_EQ(SourceDetail::from_json(p.detail).pid, 4242);
 }
 
+// PREEMPT_RT runs a device's handler in a thread, "irq/26-virtio0-req.1" (its comm cut to 15
+// characters): the time it takes is that device's interrupt, named as /proc/interrupts names it.
+TEST(SourceNames, AnIrqThreadIsItsDevicesInterrupt) {
+  EventNamer namer;
+  namer.use_interrupts(sys::parse_interrupts(
+      "           CPU0       CPU1\n"
+      " 26:          0       4711  PCI-MSI 49153-edge      virtio0-req.1\n"));
+  NoiseEvent e = namer.name(key(NW_KIND_PREEMPT, 77, "irq/26-virtio0-"));
+  EXPECT_EQ(e.source, "irq:virtio0-req.1");
+  auto d = SourceDetail::from_json(e.detail);
+  EXPECT_EQ(d.irq, 26);
+  EXPECT_EQ(d.pid, 77);
+  EXPECT_TRUE(d.irq_thread_event);
+  // Not an IRQ thread: irq_work/3 (RT's irq_work thread), a user's "irq/x" process, a bare "irq/".
+  for (const char* comm : {"irq_work/3", "irq/x", "irq/", "irq/12x"})
+    EXPECT_EQ(namer.name(key(NW_KIND_PREEMPT, 1, comm)).source, std::string("preemption:") + comm);
+}
+
 }  // namespace
 }  // namespace nw::probes

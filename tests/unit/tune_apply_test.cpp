@@ -155,6 +155,27 @@ TEST(TuneApply, AmdServerDefaultSelectionOnCpu2) {
   EXPECT_EQ(boot, (std::vector<std::string>{"isolcpus", "nohz-full", "irqaffinity", "kthread-cpus"}));
 }
 
+// An IO-APIC IRQ moves at its next interrupt: its effective_affinity_list still names the old CPU
+// right after the write (seen in a guest). tune says so instead of implying the move is done.
+TEST(TuneApply, AnIrqStillDeliveredToTheBenchmarkCpuIsSaid) {
+  TreeCopy t("tune-epyc-smt-amd-pstate");
+  t.write("/proc/irq/52/effective_affinity_list", "2\n");   // not yet moved
+  t.write("/proc/irq/50/effective_affinity_list", "0\n");   // moved already (or never on CPU 2)
+  auto a = apply_tree(t, {2}, {"irq-affinity"});
+  const auto& r = result_of(a.result, "irq-affinity");
+  EXPECT_EQ(r.outcome, Outcome::applied);
+  EXPECT_EQ(r.deferred, 1);
+  EXPECT_NE(r.message.find("1 IRQ still delivered to CPU 2 (effective_affinity_list): each moves at its next interrupt"),
+            std::string::npos) << r.message;
+  bool said = false;
+  for (const auto& d : r.details)
+    said |= d == "/proc/irq/52/smp_affinity_list: 2 -> 0-1,3-7 (still delivered to CPU 2 until its next interrupt)";
+  EXPECT_TRUE(said) << ::testing::PrintToString(r.details);
+  // Without the file (older kernels, fixture trees), nothing is claimed either way.
+  TreeCopy plain("tune-epyc-smt-amd-pstate");
+  EXPECT_EQ(result_of(apply_tree(plain, {2}, {"irq-affinity"}).result, "irq-affinity").deferred, 0);
+}
+
 TEST(TuneApply, AcpiCpufreqGlobalBoost) {
   TreeCopy t("tune-vm-firecracker-2cpu");
   t.write("/sys/devices/system/cpu/cpufreq/boost", "1\n");

@@ -1,13 +1,11 @@
 # The guest's side of the lighter kernel tests (tests/vm/vm_test.cpp, the other Debian 12 kernel
-# flavours): what the kernel gives noisewatch, and one run with a hog on the benchmark's CPU.
-# Each scenario leaves NAME.status, NAME.err and NAME.json in /out, as in scenarios.sh.
+# flavours): what the kernel gives noisewatch, a run with a hog on the benchmark's CPU, and disk I/O there.
 set -u
+. /nw/vm/vmlib.sh
 uname -r >release.txt
-noisewatch kernel --format json >kernel.json 2>kernel.err
-echo $? >kernel.status
-nw_hog 60 1 &
-hog=$!
-sleep 0.2
-noisewatch --cpu 1 --runs 3 --warmup 0 -q --json hog.json -- nw_spin 150 >hog.out 2>hog.err
-echo $? >hog.status
-kill $hog
+scenario kernel sh -c 'noisewatch kernel --format json >kernel.json'
+hog_run hog 1 1 3 -- nw_spin 150
+# Device I/O on the benchmark's CPU: two writers, so one runs while the other waits on the disk.
+# On PREEMPT_RT the disk's handler runs in its thread (irq/NN-virtio1-req.1), which preempts the
+# writer: the device's interrupt all the same.
+run io 1 2 -- nw_io_storm 1 0.5 /scratch

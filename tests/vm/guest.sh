@@ -8,6 +8,9 @@
 #     --smp SPEC       QEMU's -smp (default 2)
 #     --cpu MODEL      QEMU's -cpu (default Skylake-Server: the features a lab's x86 server has)
 #     --append ARGS    more kernel command line (isolcpus=, nohz_full=, ...)
+#     --scratch-intx   the scratch disk on a legacy INTx interrupt (virtio-blk without MSI-X
+#                      vectors): a device IRQ the kernel does not manage, whose affinity can move
+#                      (virtio-blk's MSI-X queue IRQs are managed: one per CPU, they refuse, EIO)
 #     --timeout S      the whole boot, script and power-off (default 600)
 #     SCRIPT           run by the guest's sh (busybox) as root, in /out, with PATH=/nw:/bin and
 #                      NW_SCRATCH=/scratch, an ext4 file system on a 256 MiB virtio disk of its
@@ -27,7 +30,7 @@
 # the other trapping again and again on the int3 the first had already removed).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-kernel="" build="" out="" smp=2 cpu=Skylake-Server append="" timeout=600 script=""
+kernel="" build="" out="" smp=2 cpu=Skylake-Server append="" timeout=600 script="" scratch_vectors=""
 while (($#)); do
   case "$1" in
     --kernel) kernel=$2; shift 2 ;;
@@ -36,6 +39,7 @@ while (($#)); do
     --smp) smp=$2; shift 2 ;;
     --cpu) cpu=$2; shift 2 ;;
     --append) append=$2; shift 2 ;;
+    --scratch-intx) scratch_vectors=",vectors=0"; shift ;;
     --timeout) timeout=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "guest.sh: unknown option $1 (see --help)" >&2; exit 125 ;;
@@ -65,6 +69,7 @@ for f in "$build"/nw_* "$build"/acc_* "$build"/arraysum "$build"/check_waker "$b
 done
 cp "${bins[@]}" "$root/nw/"
 cp "$here"/../workloads/*.sh "$root/nw/" 2>/dev/null || true
+mkdir -p "$root/nw/vm" && cp "$here"/*.sh "$root/nw/vm/"  # the scripts source each other there
 libs=$(for b in "${bins[@]}"; do ldd "$b" 2>/dev/null; done | grep -o '/[^ ]*\.so[^ ]*' | sort -u)
 for l in $libs; do
   mkdir -p "$root$(dirname "$l")"
@@ -148,9 +153,9 @@ qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu "$cpu" -smp "$smp"
   -nographic -no-reboot -monitor unix:"$work/monitor",server,nowait \
   -kernel "$vmlinuz" -initrd "$work/initrd.cpio" \
   -append "console=ttyS0 panic=-1 nokaslr quiet loglevel=5 $append" \
-  -drive file="$work/out.img",format=raw,if=virtio \
-  -drive file="$work/scratch.img",format=raw,if=virtio \
-  -drive file="$work/syms.img",format=raw,if=virtio \
+  -drive file="$work/out.img",format=raw,if=none,id=out -device virtio-blk-pci,drive=out \
+  -drive file="$work/scratch.img",format=raw,if=none,id=scratch -device virtio-blk-pci,drive=scratch"$scratch_vectors" \
+  -drive file="$work/syms.img",format=raw,if=none,id=syms -device virtio-blk-pci,drive=syms \
   </dev/null >"$out/console.log" 2>&1 &
 qemu=$!
 deadline=$((SECONDS + timeout))

@@ -1,21 +1,10 @@
 # The guest's side of the kernel tests (tests/vm/vm_test.cpp asserts on what it leaves): the real
 # noisewatch on real workloads, with real eBPF, on the guest's kernel. Run by tests/vm/guest.sh in
-# /out; each scenario leaves NAME.status (its exit status), NAME.err (its stderr) and, for a run,
-# NAME.json (its record). TCG time is not a real machine's: the workloads are short, and the
-# host's assertions are counts, relations and bounds wide enough to say so.
+# /out; each scenario leaves its files there (tests/vm/vmlib.sh). TCG time is not a real
+# machine's: the workloads are short, and the host's assertions are counts, relations and bounds
+# wide enough to say so.
 set -u
-scenario() {
-  name=$1
-  shift
-  echo "scenario $name: $*"
-  "$@" >"$name.out" 2>"$name.err"
-  echo $? >"$name.status"
-}
-run() {  # run NAME CPUS RUNS -- COMMAND...: a recorded run, no warm-up, quiet
-  name=$1 cpus=$2 runs=$3
-  shift 4
-  scenario "$name" noisewatch --cpu "$cpus" --runs "$runs" --warmup 0 -q --json "$name.json" -- "$@"
-}
+. /nw/vm/vmlib.sh
 
 uname -r >release.txt
 
