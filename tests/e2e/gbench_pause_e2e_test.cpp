@@ -157,7 +157,10 @@ TEST(GbenchPauseHogE2E, AHogDuringPausedSetUpIsNotChargedToTheWindow) {
     const auto& w = windows[i];
     SCOPED_TRACE(w.dump() + "\n" + reps[i].dump());
     const double wall = w["wall_ns"].get<double>(), timed = gbench_total_ns(reps[i]);
-    EXPECT_NEAR(wall, timed, tolerance(timed));
+    // Plus one of the hog's slices: it may take the CPU between the library's clock read and the
+    // probe's trap at one of the 400 edges (it did once in CI: 4.0 ms of a 4.5 ms slice).
+    const double slice = double(run_source_field(w, "preemption:nw_hog", "max_ns"));
+    EXPECT_NEAR(wall, timed, tolerance(timed) + slice);
     const double hog_ns = double(run_source_time(w, "preemption:nw_hog"));
     EXPECT_GT(hog_ns, 0.2 * wall);  // it did strike the timed spans
     EXPECT_LE(hog_ns, wall);

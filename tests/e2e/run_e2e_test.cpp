@@ -131,7 +131,9 @@ TEST(RunE2E, MigrationsForcedFromOutsideAreCountedExactly) {
 TEST(RunE2E, SleepIsBlockingWithinFivePercent) {
   // 20 sleeps of 10 ms: 200 ms chosen off-CPU, plus timer slack (50 us each by default) and however
   // late the timers fire, which the sleeper measures itself (one timer 8.3 ms late on a loaded VM
-  // made a run's sleeps 210 ms): blocking is within 5 % of that.
+  // made a run's sleeps 210 ms): blocking is within 5 % of that. Once woken, the sleeper may still
+  // wait for its CPU (a busy CI host): that wait is in its own figure but is the noise that kept
+  // it waiting, not blocking, so the other sources may make up the difference, never more.
   std::string json = temp_path("sleep.json"), truth = temp_path("sleep.truth");
   Proc p = run_recorded(json, 3, {bin("nw_sleeper"), "20", "10000", truth});
   ASSERT_EQ(p.status, 0) << p.err;
@@ -141,13 +143,14 @@ TEST(RunE2E, SleepIsBlockingWithinFivePercent) {
     double blocking = double(run_source_time(r, "blocking")), own = 0;
     ASSERT_TRUE(slept >> own) << "the sleeper wrote no line for run " << r["index"];
     EXPECT_GE(own, 200e6);
-    EXPECT_NEAR(blocking, own, 0.05 * own) << r.dump();
     EXPECT_EQ(r["blocking_ns"].get<double>(), blocking);
     // Blocking is the workload's own choice: it must not be counted as stolen time.
-    uint64_t stolen = 0;
+    double stolen = 0;
     for (const auto& n : r["noise"])
-      if (n["source"] != "blocking") stolen += n["time_ns"].get<uint64_t>();
-    EXPECT_LT(double(stolen), 0.5 * blocking);
+      if (!n["source"].get<std::string>().starts_with("blocking")) stolen += n["time_ns"].get<double>();
+    EXPECT_LE(blocking, own + 0.05 * own) << r.dump();
+    EXPECT_GE(blocking, own - 0.05 * own - stolen) << r.dump();
+    EXPECT_LT(stolen, 0.5 * blocking) << r.dump();
   }
   unlink(json.c_str());
   unlink(truth.c_str());

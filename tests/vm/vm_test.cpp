@@ -15,6 +15,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -421,10 +423,17 @@ TEST_F(Lab, TuneMovesTheDiskIrqOffTheBenchmarkCpuAndPutsItBack) {
   EXPECT_TRUE(applied == 0 || applied == 1) << said;
   if (applied == 1) EXPECT_NE(said.find("the kernel manages these IRQs"), std::string::npos) << said;
   EXPECT_EQ(guest_->line("irq_applied.txt"), "0-2");
-  // What tune said about delivery agrees with the kernel: an IO-APIC IRQ moves at its next interrupt.
-  bool still_on_3 = guest_->line("irq_effective_at_once.txt") == "3";
-  EXPECT_EQ(said.find("still delivered to CPU 3") != std::string::npos, still_on_3)
-      << said << "\neffective right after: " << guest_->line("irq_effective_at_once.txt");
+  // What tune said about delivery agrees with the kernel: an IO-APIC IRQ moves at its next interrupt,
+  // and never back. An interrupt may come between tune's reading and the script's (writeback to the
+  // scratch disk), so the IRQs still on CPU 3 just after are at most those tune named, and tune named
+  // at least one when the disk's was among them.
+  std::smatch m;
+  size_t named = std::regex_search(said, m, std::regex(R"((\d+) IRQs? still delivered to CPU 3)")) ? std::stoul(m[1]) : 0;
+  std::istringstream all(guest_->file("irq_effective_all_at_once.txt"));
+  size_t on_3 = 0;
+  for (std::string l; std::getline(all, l);) on_3 += l == "3";
+  EXPECT_LE(on_3, named) << said << "\neffective right after:\n" << guest_->file("irq_effective_all_at_once.txt");
+  if (guest_->line("irq_effective_at_once.txt") == "3") EXPECT_GE(named, 1u) << said;
   // After: about none of them on CPU 3.
   auto off = guest_->record("irq_off");
   test::expect_time_conserved(off, {"nw_spin"});
