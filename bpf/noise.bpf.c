@@ -1205,9 +1205,26 @@ int BPF_PROG(on_nmi, void *handler, s64 delta_ns, int handled) {
   return 0;
 }
 
+// An SMT sibling's task that has run since before the probe attached, never switched out since:
+// the probe has seen no switch put it there, so smt_switch would not know the benchmark's core was
+// shared (a hog alone on the sibling CPU switches only when something else wants that CPU). The
+// sibling's tick names it: the task it interrupts is the one running. Only an untracked task is
+// taken so (a tracked one's unseen arrival is resync's), and only while the probe believes the CPU
+// idle; mark_ts stays as it was, so the overlap counts from the benchmark's own start.
+static __always_inline void seed_sibling_task(struct nw_cpu_state *s) {
+  if (!s->sibling || s->curr_pid) return;
+  struct task_struct *t = bpf_get_current_task_btf();
+  __u32 pid = t->pid;
+  if (!pid || tracked_info(t)) return;
+  s->curr_pid = pid;
+  s->curr_tracked = 0;
+  __builtin_memcpy(s->curr_comm, t->comm, NW_COMM_LEN);
+}
+
 static __always_inline int vector_entry(__u32 id) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
+  if (id == NW_VEC_LOCAL_TIMER) seed_sibling_task(s);
   s->vec_id = id;
   s->vec_start = bpf_ktime_get_ns();
   s->vec_intr0 = s->intr_total;

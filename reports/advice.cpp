@@ -174,13 +174,20 @@ void move_irqs(const Context& c, Out& out) {
     auto name = name_of(r.source);
     knobs::Context kc = c.knob;
     std::string title;
-    if (auto irq = SourceDetail::from_json(r.detail).irq) {
-      kc.irqs = {*irq};
+    const auto detail = SourceDetail::from_json(r.detail);
+    if (detail.irq) {
+      kc.irqs = {*detail.irq};
       title = fmt::format("Move IRQ {} ({}) off CPU {}", kc.irqs.front(), name, c.target);
     } else {
       // Without its number (an older record) the catalogue moves every device IRQ, this one too.
       title = fmt::format("Move the device IRQs off CPU {} ({} among them)", c.target, name);
     }
+    // PREEMPT_RT (or threadirqs): the handler is a SCHED_FIFO 50 thread, which outranks the
+    // benchmark even with --fifo 1, so moving the IRQ (its thread follows) is the remedy.
+    if (detail.threaded_count.value_or(0) > 0)
+      title += fmt::format(": its handler runs in a real-time thread (irq/{}-…, SCHED_FIFO 50) that preempts the "
+                           "benchmark at once, and follows the IRQ",
+                           detail.irq ? std::to_string(*detail.irq) : "NN");
     out.push_back(of_knob(knobs::get("irq-affinity"), kc, "move-irq:" + name, title, {r.source}, std::min(r.share, 1.0)));
   }
 }

@@ -10,7 +10,7 @@ std::vector<Finding> run_all_checks(const CheckContext& ctx) {
       check_irqbalance,    check_aslr,            check_transparent_hugepages, check_nmi_watchdog,
       check_hybrid_cpu,    check_cpu_idle_states, check_virtualization,  check_load,
       check_power_supply,  check_thermal_throttling, check_numa_balancing, check_cpu_quota,
-      check_cpu_quota_cpuset, check_memory_limit, check_container_unpinned,
+      check_cpu_quota_cpuset, check_memory_limit, check_container_unpinned, check_preempt_rt,
   };
   std::vector<Finding> out;
   for (Rule r : kRules) out.push_back(r(ctx));

@@ -34,6 +34,7 @@ Finding check_cpu_quota(const CheckContext& ctx);
 Finding check_cpu_quota_cpuset(const CheckContext& ctx);
 Finding check_memory_limit(const CheckContext& ctx);
 Finding check_container_unpinned(const CheckContext& ctx);
+Finding check_preempt_rt(const CheckContext& ctx);
 
 // Only after the live measurement: fails when even the quietest measured CPU lost at least
 // kNoiseFailPpm of its time (results taken on this machine now are not comparable).

@@ -123,12 +123,25 @@ std::vector<Knob> build() {
                .sources = {"preemption:kworker/u*"},
                .tradeoff = "Deferred kernel work has fewer CPUs.", .commands = cmd_workqueue,
                .plan = plan_workqueue});
+  k.push_back({.id = "rt-throttling-off", .title = "Let a SCHED_FIFO benchmark run without RT throttling",
+               .scope = Scope::runtime,
+               .removes = "a --fifo benchmark stopped for the last 50 ms of every second it runs without a break "
+                          "(kernel.sched_rt_runtime_us)",
+               .findings = {"preempt-rt"},
+               .tradeoff = "A real-time task that never sleeps then keeps its CPU for good and starves the CPU's "
+                           "kernel threads; asked for by name only (--only rt-throttling-off), with --fifo "
+                           "benchmarks on CPUs of their own.",
+               .opt_in = true,
+               .commands = [](const Context& c) { return cmd_sysctl(c, "kernel.sched_rt_runtime_us", "-1"); },
+               .plan = [](const sys::Sysroot& r, const Targets&) {
+                 return plan_sysctl(r, "kernel.sched_rt_runtime_us", "-1");
+               }});
+
+  // --- boot parameters: printed as one boot-loader edit, never applied at run time ------------
   k.push_back({.id = "smt-off", .title = "Take the benchmark CPUs' SMT siblings offline", .scope = Scope::runtime,
                .removes = "another thread sharing the benchmark's core", .sources = {"smt:*"}, .findings = {"smt"},
                .tradeoff = "Fewer hardware threads for everything else; asked for by name only (--only smt-off).",
                .opt_in = true, .commands = cmd_smt, .plan = plan_smt});
-
-  // --- boot parameters: printed as one boot-loader edit, never applied at run time ------------
   k.push_back({.id = "isolcpus", .title = "Isolate the benchmark CPUs from the scheduler (isolcpus)",
                .scope = Scope::boot, .removes = "other tasks scheduled onto the benchmark CPUs",
                .sources = {"preemption:*"}, .findings = {"cpu-isolation"},

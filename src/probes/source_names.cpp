@@ -125,6 +125,13 @@ NoiseEvent EventNamer::name(const nw_noise_key& key) {
       }
       break;
     case NW_KIND_BLOCK_WAIT:
+      // Woken by a device's handler thread (PREEMPT_RT, threadirqs): the wait was for that device,
+      // as when its hard handler wakes the task on other kernels.
+      if (auto irq = sources::irq_thread_irq(key_comm(key))) {
+        e.source = sources::blocking_io(irq_name(uint32_t(*irq)));
+        e.detail = SourceDetail{.irq = *irq}.to_json();
+        break;
+      }
       e.source = sources::blocking_wait(key_comm(key));
       e.detail = SourceDetail{.pid = int64_t(key.id)}.to_json();
       break;

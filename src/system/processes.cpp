@@ -5,6 +5,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "system/cpulist.h"
 #include "system/sysroot.h"
 
 namespace nw::sys {
@@ -35,6 +36,14 @@ std::optional<ProcessInfo> parse_proc_stat(const std::string& line, double uptim
   } catch (const std::exception&) {
     return std::nullopt;
   }
+  if (f.size() >= 39) {  // fields 40 rt_priority and 41 policy (Linux 2.5.19 on)
+    try {
+      p.rt_priority = std::stoi(f[37]);
+      p.policy = std::stoi(f[38]);
+    } catch (const std::exception&) {
+      p.rt_priority = 0, p.policy = -1;
+    }
+  }
   return p;
 }
 
@@ -58,6 +67,21 @@ std::vector<ProcessInfo> read_processes(const Sysroot& root) {
     if (auto p = parse_proc_stat(*stat, uptime, ticks)) out.push_back(*p);
   }
   return out;
+}
+
+std::optional<std::vector<int>> allowed_cpus_of(const Sysroot& root, int pid) {
+  auto status = root.read("/proc/" + std::to_string(pid) + "/status");
+  if (!status) return std::nullopt;
+  std::istringstream in(*status);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("Cpus_allowed_list:")) continue;
+    try {
+      return parse_cpulist(line.substr(line.find(':') + 1));
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace nw::sys

@@ -13,7 +13,8 @@ TEST(CheckFixtures, LaptopHybridUntunedCpu2) {
                       {"hybrid-cpu", "warn"},        {"cpu-idle-states", "warn"}, {"virtualization", "ok"},
                       {"load", "ok"},                {"power-supply", "fail"},    {"thermal-throttling", "ok"},
                       {"numa-balancing", "ok"}, {"cpu-quota", "unknown"},
-                      {"cpu-quota-cpuset", "unknown"}, {"memory-limit", "unknown"}, {"container-unpinned", "unknown"}});
+                      {"cpu-quota-cpuset", "unknown"}, {"memory-limit", "unknown"}, {"container-unpinned", "unknown"},
+                      {"preempt-rt", "ok"}});
   EXPECT_EQ(r.exit_status(), 2) << "on battery: timings are not comparable";
   EXPECT_TRUE(r.cpus.empty()) << "no live measurement on a sysroot";
   EXPECT_FALSE(r.recommended_cpu.has_value());
@@ -55,7 +56,7 @@ TEST(CheckFixtures, ServerTunedCpu4) {
     }
     EXPECT_EQ(f.status, Status::ok) << f.id << ": " << f.summary;
   }
-  EXPECT_EQ(r.findings.size(), 23u);
+  EXPECT_EQ(r.findings.size(), 24u);
   EXPECT_EQ(r.exit_status(), 0);
 }
 
@@ -84,7 +85,7 @@ TEST(CheckFixtures, FindingsFollowTheContractOrder) {
                                            "transparent-hugepages", "nmi-watchdog", "hybrid-cpu", "cpu-idle-states",
                                            "virtualization", "load", "power-supply", "thermal-throttling",
                                            "numa-balancing", "cpu-quota", "cpu-quota-cpuset", "memory-limit",
-                                           "container-unpinned"}));
+                                           "container-unpinned", "preempt-rt"}));
 }
 
 // Captured from the development VM with `noisewatch snapshot` (Firecracker, 2 vCPUs, no cpufreq).
@@ -98,7 +99,8 @@ TEST(CheckOwnTrees, FirecrackerVm) {
                       {"hybrid-cpu", "ok"},        {"cpu-idle-states", "ok"},   {"virtualization", "warn"},
                       {"load", "warn"},            {"power-supply", "info"},    {"thermal-throttling", "unknown"},
                       {"numa-balancing", "ok"}, {"cpu-quota", "unknown"},
-                      {"cpu-quota-cpuset", "unknown"}, {"memory-limit", "unknown"}, {"container-unpinned", "unknown"}});
+                      {"cpu-quota-cpuset", "unknown"}, {"memory-limit", "unknown"}, {"container-unpinned", "unknown"},
+                      {"preempt-rt", "ok"}});
   EXPECT_NE(r.find("virtualization")->summary.find("steal time"), std::string::npos);
   EXPECT_NE(r.find("load")->summary.find("busiest: "), std::string::npos);
   EXPECT_EQ(r.exit_status(), 1);
@@ -116,7 +118,8 @@ TEST(CheckOwnTrees, EpycNumaAmdPstate) {
                       {"hybrid-cpu", "ok"},         {"cpu-idle-states", "warn"}, {"virtualization", "ok"},
                       {"load", "warn"},             {"power-supply", "ok"},      {"thermal-throttling", "warn"},
                       {"numa-balancing", "warn"}, {"cpu-quota", "unknown"},
-                      {"cpu-quota-cpuset", "unknown"}, {"memory-limit", "unknown"}, {"container-unpinned", "unknown"}});
+                      {"cpu-quota-cpuset", "unknown"}, {"memory-limit", "unknown"}, {"container-unpinned", "unknown"},
+                      {"preempt-rt", "ok"}});
   EXPECT_EQ(r.find("frequency-range")->cpus, std::vector<int>{3}) << "CPU 2 has min = max";
   EXPECT_EQ(r.find("thermal-throttling")->cpus, std::vector<int>{3});
   EXPECT_NE(r.find("cpu-governor")->summary.find("EPP performance"), std::string::npos);

@@ -35,7 +35,7 @@ CheckReport laptop_with_measurement() {
 TEST(CheckRender, JsonHasTheContractFields) {
   auto j = render_json(laptop_with_measurement());
   EXPECT_EQ(j["schema"], "noisewatch.check/1");
-  ASSERT_EQ(j["findings"].size(), 23u);
+  ASSERT_EQ(j["findings"].size(), 24u);
   for (const auto& f : j["findings"]) {
     for (const char* k : {"id", "status", "cpus", "summary", "fix"}) EXPECT_TRUE(f.contains(k)) << k;
     EXPECT_TRUE(f["cpus"].is_array());

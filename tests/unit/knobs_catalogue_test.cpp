@@ -95,7 +95,7 @@ TEST(KnobsCatalogue, EveryCheckFindingWithAFixHasAKnob) {
   for (const char* f : {"cpu-governor", "frequency-range", "turbo-boost", "smt", "cpu-isolation", "nohz-full",
                         "rcu-nocbs", "irq-affinity", "irqbalance", "aslr", "transparent-hugepages", "nmi-watchdog",
                         "cpu-idle-states", "numa-balancing", "load", "cpu-quota", "cpu-quota-cpuset",
-                        "memory-limit", "container-unpinned"})
+                        "memory-limit", "container-unpinned", "preempt-rt"})
     EXPECT_FALSE(for_finding(f).empty()) << f;
   EXPECT_EQ(ids(for_finding("irq-affinity")), (std::vector<std::string>{"irq-affinity", "irq-default-affinity", "irqaffinity"}));
 }
@@ -145,6 +145,8 @@ TEST(KnobsCatalogue, RuntimeOrderStopsIrqbalanceBeforeMovingIrqsAndTurboBeforeMi
   EXPECT_LT(pos("turbo-off"), pos("fixed-frequency"));
   EXPECT_EQ(order.back(), "smt-off");
   EXPECT_TRUE(get("smt-off").opt_in);
+  // A CPU-bound real-time task with no throttling owns its CPU: never applied unasked.
+  EXPECT_TRUE(get("rt-throttling-off").opt_in);
 }
 
 TEST(KnobsCatalogue, ForSourceMatchesExactCategoryPrefixAndExclusions) {

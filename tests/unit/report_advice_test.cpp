@@ -74,6 +74,27 @@ TEST(ReportAdvice, MovesTheNamedIrqByNumber) {
   EXPECT_EQ(find_rec(rec, "nohz-full"), nullptr);  // a device IRQ is not the tick
 }
 
+// PREEMPT_RT: the device's handler ran in its thread (detail.threaded_count): the advice says the
+// thread outranks the benchmark and moves with its IRQ.
+TEST(ReportAdvice, AThreadedIrqIsMovedWithItsThread) {
+  auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
+    r.noise.push_back({"irq:virtio1-req.1", 10, uint64_t((i % 4) * 3e6), 50000,
+                       {{"irq", 29}, {"threaded_count", 8}, {"threaded_ns", uint64_t((i % 4) * 2e6)}}});
+  });
+  rec = test::analyzed(rec);
+  const auto* mv = find_rec(rec, "move-irq:virtio1-req.1");
+  ASSERT_NE(mv, nullptr);
+  EXPECT_NE(mv->title.find("Move IRQ 29 (virtio1-req.1) off CPU"), std::string::npos) << mv->title;
+  EXPECT_NE(mv->title.find("real-time thread (irq/29-…, SCHED_FIFO 50)"), std::string::npos) << mv->title;
+  EXPECT_TRUE(any_command_contains(*mv, "for i in 29; do echo 0 > /proc/irq/$i/smp_affinity_list; done"));
+  // Not threaded: no word of a thread.
+  auto plain = test::analyzed(test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
+    r.noise.push_back({"irq:virtio1-req.1", 10, uint64_t((i % 4) * 3e6), 50000, {{"irq", 29}}});
+  }));
+  ASSERT_NE(find_rec(plain, "move-irq:virtio1-req.1"), nullptr);
+  EXPECT_EQ(find_rec(plain, "move-irq:virtio1-req.1")->title.find("thread"), std::string::npos);
+}
+
 TEST(ReportAdvice, ApicVectorsAreNotDeviceIrqs) {
   // A CPU's own vector (spurious, thermal, ...) cannot be moved with smp_affinity or irqaffinity.
   auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {

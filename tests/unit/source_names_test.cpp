@@ -47,5 +47,18 @@ TEST(SourceNames, AnIrqThreadIsItsDevicesInterrupt) {
     EXPECT_EQ(namer.name(key(NW_KIND_PREEMPT, 1, comm)).source, std::string("preemption:") + comm);
 }
 
+// On PREEMPT_RT the disk's completion wakes the waiting benchmark from the handler's thread: the
+// wait was for the device (blocking:io:<name>), as when the hard handler wakes it elsewhere.
+TEST(SourceNames, AWakeUpByAnIrqThreadIsThatDevicesIo) {
+  EventNamer namer;
+  namer.use_interrupts(sys::parse_interrupts(
+      "           CPU0       CPU1\n"
+      " 29:          0       4711  PCI-MSI 49153-edge      virtio1-req.1\n"));
+  NoiseEvent e = namer.name(key(NW_KIND_BLOCK_WAIT, 127, "irq/29-virtio1-"));
+  EXPECT_EQ(e.source, "blocking:io:virtio1-req.1");
+  EXPECT_EQ(SourceDetail::from_json(e.detail).irq, 29);
+  EXPECT_EQ(namer.name(key(NW_KIND_BLOCK_WAIT, 5, "jbd2/vdb-8")).source, "blocking:wait:jbd2/vdb-8");
+}
+
 }  // namespace
 }  // namespace nw::probes

@@ -41,7 +41,7 @@ irq_run irq_on
 scenario irq_apply noisewatch tune apply --cpu 3 --only irq-affinity
 cat /proc/irq/"$irq"/smp_affinity_list >irq_applied.txt
 cat /proc/irq/"$irq"/effective_affinity_list >irq_effective_at_once.txt
-for f in /proc/irq/*/effective_affinity_list; do cat "$f"; done >irq_effective_all_at_once.txt
+for d in /proc/irq/*/; do echo "$(cat "$d"smp_affinity_list) $(cat "$d"effective_affinity_list)"; done >irq_moved_at_once.txt
 irq_run irq_off
 cat /proc/irq/"$irq"/effective_affinity_list >irq_effective.txt
 scenario irq_restore noisewatch tune restore
