@@ -69,7 +69,7 @@ BenchmarkComparison compare_one(const Benchmark& base, const Benchmark& next, co
   c.name = base.name;
   c.base = summarize_times(base.times_ns);
   c.next = summarize_times(next.times_ns);
-  c.timing = compare_timings(base.times_ns, next.times_ns, o);
+  c.timing = o.sequential ? *o.sequential : compare_timings(base.times_ns, next.times_ns, o);
   c.cpu = compare_cpu(base, next, o);
   c.few_runs = c.base.runs < kFewRuns || c.next.runs < kFewRuns;
   if (base.record && next.record) {

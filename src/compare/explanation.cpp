@@ -129,6 +129,10 @@ std::string unchanged_timing(const BenchmarkComparison& c, const Options& o, dou
     head = "No significant change once all the benchmarks are taken together: " + what;
   else
     head = "No significant change: " + what;
+  // Not finding a difference is not showing there is none: say which it is.
+  head += t.equivalent ? fmt::format(". The same within ±{:g} %: the interval lies inside it", o.threshold_percent)
+                       : fmt::format(". Not shown to be the same: the interval reaches beyond ±{:g} %",
+                                     o.threshold_percent);
   auto changed = material(c, 0);
   if (!c.has_noise || changed.empty()) return head + ".";
   double hidden = 0;

@@ -12,12 +12,6 @@ namespace nw::compare {
 enum class Verdict { slower, faster, no_change, inconclusive };
 std::string_view verdict_name(Verdict v);  // "slower" | "faster" | "no-change" | "inconclusive" (JSON contract)
 
-struct Options {
-  double threshold_percent = 1.0;           // changes inside +-threshold are "no-change"
-  double alpha = 0.05;                      // significance level of every test; CI level 1 - alpha
-  std::optional<double> fail_above_percent; // exit 1 when significantly slower by more than this
-};
-
 // Timing comparison of two samples of repetition times.
 struct TimingResult {
   Verdict verdict = Verdict::no_change;
@@ -30,7 +24,19 @@ struct TimingResult {
   bool exact = false;                  // p from the exact distribution, else the normal approximation
   double p_adjusted = 1;               // Holm-adjusted across the comparison's benchmarks
   bool significant = false;            // p_adjusted < alpha
+  // The interval lies inside (1 / (1 + threshold), 1 + threshold): no change is *shown*, not
+  // merely not found (a no-change verdict without it only failed to find a difference).
+  bool equivalent = false;
   double change_percent() const { return (ratio - 1) * 100; }
+};
+
+struct Options {
+  double threshold_percent = 1.0;           // changes inside +-threshold are "no-change"
+  double alpha = 0.05;                      // significance level of every test; CI level 1 - alpha
+  std::optional<double> fail_above_percent; // exit 1 when significantly slower by more than this
+  // Live compare: the wall-time result is this (its sequential decision, untested: no p-value),
+  // not a Mann-Whitney test of samples whose size was not fixed in advance.
+  std::optional<TimingResult> sequential;
 };
 
 // CPU time (user + system) compared like wall time, where the inputs carry it.
@@ -86,6 +92,42 @@ struct Summary {
   size_t exact = 0;          // of those, tested with the exact distribution
 };
 
+// Live compare (`compare -- A ::: B`, src/runner/live_compare.h): the sequential decision on the pairs.
+struct SequentialDecision {
+  std::string outcome = "undecided";  // "different" | "same" | "undecided" (stats::outcome_name)
+  size_t pairs = 0;                   // complete pairs it was taken on
+  double ratio = 1;                   // B/A: exp of the median of the pairs' log(B/A)
+  double low = 0, high = 0;           // the confidence sequence's bounds of that ratio; 0 / +inf: unbounded
+};
+
+// A run one source disturbed far beyond what the quietest quarter of the runs saw of it.
+struct DisturbedRun {
+  int pair = 0;
+  std::string side;        // "A" | "B"
+  std::string source;
+  double time_ns = 0;      // that source's time in the run
+  double typical_ns = 0;   // its lower quartile over every measured run of both sides
+};
+
+// What stood in the way of a decision: a source's share of both sides' run-to-run variance, and
+// the advice that would remove it.
+struct Obstacle {
+  std::string source;
+  double share = 0;        // of Var(A) + Var(B), from each side's attribution
+  std::string sides;       // "A", "B" or "both sides"
+  std::string fix;         // the first command of the report's advice for it ("" when none)
+};
+
+struct LiveComparison {
+  std::vector<std::string> a_command, b_command;
+  size_t max_pairs = 0;
+  SequentialDecision decision;
+  std::vector<DisturbedRun> disturbed;
+  std::optional<SequentialDecision> undisturbed;  // the pairs without a disturbed run, when any was
+  std::vector<Obstacle> obstacles;                // when undecided
+  std::string failure;                            // a command failed: which, and how ("" when none)
+};
+
 struct Comparison {
   std::string base_label, new_label;
   std::string base_format, new_format;
@@ -95,6 +137,7 @@ struct Comparison {
   size_t headline = 0;                          // the benchmark the top-level verdict is about
   std::vector<HostDifference> host_diff;
   std::vector<std::string> warnings;
+  std::optional<LiveComparison> live;           // compare -- A ::: B
 
   const BenchmarkComparison& top() const { return benchmarks.at(headline); }
   bool fail_above_exceeded() const;

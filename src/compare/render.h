@@ -28,6 +28,7 @@ std::string change_cell(const TimingResult& t);      // "+3.81 %"
 std::string p_cell(const TimingResult& t);           // Holm-adjusted p, or "—" without a test
 std::string test_legend(const Comparison& c);        // which test, which correction, what "change" is
 std::string test_method(const TimingResult& t);      // "exact", "normal approx.", "no test"
+std::string untested_words(const Comparison& c);     // what stands for a p-value without a test
 std::string cpu_note(const BenchmarkComparison& b);  // "CPU -10.0 %" when CPU time disagrees, else ""
 // Details (medians, interval, explanation) are shown for benchmarks that changed, carry noise data
 // or disagree on CPU time, and for a comparison of a single benchmark; the rest is the table.
@@ -35,5 +36,8 @@ bool shows_details(const Comparison& c, const BenchmarkComparison& b);
 std::vector<std::string> inconclusive_names(const Comparison& c);  // grouped, not detailed one by one
 std::string inconclusive_paragraph(const Comparison& c);  // "" when none
 std::string fail_above_sentence(const Comparison& c);     // "" without --fail-above
+// Live compare (c.live): its decision first, then what it ran, the disturbed runs and the decision
+// without them, what stood in the way of a decision, a failed command; empty for files.
+std::vector<std::string> live_lines(const Comparison& c);
 
 }  // namespace nw::compare

@@ -31,7 +31,15 @@ std::string test_method(const TimingResult& t) {
   return !t.tested ? "no test" : t.exact ? "exact" : "normal approx.";
 }
 
+std::string untested_words(const Comparison& c) {
+  return c.live ? "confidence sequence, no p-value" : "no test (fewer than 2 runs on a side)";
+}
+
 std::string test_legend(const Comparison& c) {
+  if (c.live)
+    return fmt::format("change: B/A of the medians; decided by a {:g} % confidence sequence for the median of "
+                       "log(B/A) over the pairs, valid at every pair (no p-value)",
+                       (1 - c.options.alpha) * 100);
   const Summary& s = c.summary;
   std::string method;
   if (s.exact == s.tested) method = "exact distribution";
@@ -86,6 +94,57 @@ std::string fail_above_sentence(const Comparison& c) {
     gate += fmt::format("; decided without a test, on the ratio alone (fewer than 2 runs on a side), for {}",
                         join_names(untested));
   return gate;
+}
+
+namespace {
+
+std::string cpus_text(const std::vector<int>& cpus) {
+  std::string out;
+  for (int c : cpus) out += (out.empty() ? "" : ",") + std::to_string(c);
+  return out;
+}
+
+std::string decision_words(const SequentialDecision& d) {
+  const std::string pairs = fmt::format("{} pair{}", d.pairs, d.pairs == 1 ? "" : "s");
+  if (d.outcome == "different")
+    return fmt::format("different, B {:.2f} % {} (B/A {:.4f}) on {}", std::fabs(d.ratio - 1) * 100,
+                       d.low > 1 ? "slower" : "faster", d.ratio, pairs);
+  return fmt::format("{} (B/A {:.4f}) on {}", d.outcome, d.ratio, pairs);
+}
+
+}  // namespace
+
+std::vector<std::string> live_lines(const Comparison& c) {
+  if (!c.live) return {};
+  const LiveComparison& l = *c.live;
+  std::vector<std::string> out;
+  out.push_back(c.top().explanation);
+  const auto& cpus = c.top().base_cpus;
+  out.push_back(fmt::format("A and B ran in pairs of random order on CPU {}: {} pair{} (at most {}).",
+                            cpus_text(cpus), l.decision.pairs, l.decision.pairs == 1 ? "" : "s", l.max_pairs));
+  if (!l.failure.empty()) out.push_back(fmt::format("{}: stopped there.", l.failure));
+  if (!l.disturbed.empty()) {
+    std::string runs;
+    const size_t shown = 5;
+    for (size_t i = 0; i < l.disturbed.size() && i < shown; ++i) {
+      const auto& d = l.disturbed[i];
+      runs += fmt::format("{}pair {} {} by {} ({}, typically {})", i ? "; " : "", d.pair + 1, d.side, d.source,
+                          format_duration(d.time_ns), format_duration(d.typical_ns));
+    }
+    if (l.disturbed.size() > shown) runs += fmt::format("; and {} more", l.disturbed.size() - shown);
+    out.push_back(fmt::format("{} run{} one source disturbed far beyond the others: {}.", l.disturbed.size(),
+                              l.disturbed.size() == 1 ? "" : "s", runs));
+    if (l.undisturbed)
+      out.push_back(fmt::format("Without those pairs: {} (beside the decision above, not instead of it: leaving "
+                                "runs out after seeing them is not part of the sequential guarantee).",
+                                decision_words(*l.undisturbed)));
+  }
+  for (const auto& o : l.obstacles) {
+    std::string where = o.source == "unexplained" ? "" : fmt::format(" on CPU {}", cpus_text(cpus));
+    out.push_back(fmt::format("{:.0f} % of the variance came from {}{} ({}){}", o.share * 100, o.source, where, o.sides,
+                              o.fix.empty() ? "." : fmt::format(": {} would remove it.", o.fix)));
+  }
+  return out;
 }
 
 }  // namespace nw::compare

@@ -1,5 +1,7 @@
 #include "compare/render.h"
 
+#include <cmath>
+
 namespace nw::compare {
 
 // Ordered so the contract fields (schema, verdict, ratio, ci, p_value) lead the document.
@@ -25,7 +27,35 @@ json timing_json(const TimingResult& t) {
           {"p_adjusted", tested_number(t, t.p_adjusted)},
           {"test_method", method(t)},
           {"significant", t.significant},
+          {"equivalent", t.equivalent},
           {"change_percent", t.change_percent()}};
+}
+
+// An unbounded side of a confidence sequence is null (JSON has no infinity).
+json bound(double v) { return std::isfinite(v) && v > 0 ? json(v) : json(nullptr); }
+
+json decision_json(const SequentialDecision& d) {
+  return {{"outcome", d.outcome}, {"pairs", d.pairs}, {"ratio", d.ratio}, {"ci", json::array({bound(d.low), bound(d.high)})}};
+}
+
+json live_json(const LiveComparison& l) {
+  json j = decision_json(l.decision);
+  j["a_command"] = l.a_command;
+  j["b_command"] = l.b_command;
+  j["max_pairs"] = l.max_pairs;
+  j["method"] = "median confidence sequence (beta-binomial mixture, Howard & Ramdas 2022)";
+  json dist = json::array();
+  for (const auto& d : l.disturbed)
+    dist.push_back({{"pair", d.pair}, {"side", d.side}, {"source", d.source}, {"time_ns", d.time_ns},
+                    {"typical_ns", d.typical_ns}});
+  j["disturbed"] = std::move(dist);
+  j["undisturbed"] = l.undisturbed ? decision_json(*l.undisturbed) : json(nullptr);
+  json obs = json::array();
+  for (const auto& o : l.obstacles)
+    obs.push_back({{"source", o.source}, {"share", o.share}, {"sides", o.sides}, {"fix", o.fix}});
+  j["obstacles"] = std::move(obs);
+  j["failure"] = l.failure.empty() ? json(nullptr) : json(l.failure);
+  return j;
 }
 
 json cpu_json(const std::optional<CpuComparison>& cpu) {
@@ -107,6 +137,7 @@ json to_json(const Comparison& c) {
   for (const auto& h : c.host_diff) hosts.push_back({{"field", h.field}, {"base", h.base}, {"new", h.next}});
   j["host_diff"] = std::move(hosts);
   j["warnings"] = c.warnings;
+  if (c.live) j["live"] = live_json(*c.live);
   return j;
 }
 

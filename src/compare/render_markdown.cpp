@@ -11,8 +11,8 @@ std::string ci_cell(const TimingResult& t) {
   return t.ci_bounded ? fmt::format("{:.4f}–{:.4f}", t.ci_low, t.ci_high) : "no CI (too few runs)";
 }
 
-std::string p_detail(const TimingResult& t, size_t family) {
-  if (!t.tested) return "no test";
+std::string p_detail(const TimingResult& t, size_t family, const Comparison& c) {
+  if (!t.tested) return c.live ? untested_words(c) : "no test";
   std::string p = fmt::format("{} ({})", format_p(t.p_value), test_method(t));
   return family > 1 ? p + fmt::format(", Holm {}", format_p(t.p_adjusted)) : p;
 }
@@ -33,7 +33,7 @@ void benchmark_markdown(std::string& out, const Comparison& c, const BenchmarkCo
   const Options& o = c.options;
   size_t family = c.summary.tested;
   out += fmt::format("## `{}`: **{}**\n\n", markdown_cell(b.name), verdict_name(b.timing.verdict));
-  out += b.explanation + "\n\n";
+  if (!c.live) out += b.explanation + "\n\n";  // live: it leads the document
   out += fmt::format("| | median | cv | runs |\n|---|---:|---:|---:|\n");
   out += fmt::format("| BASE | {} | {:.2f} % | {} |\n", format_duration(b.base.median_ns), b.base.cv * 100, b.base.runs);
   out += fmt::format("| NEW | {} | {:.2f} % | {} |\n\n", format_duration(b.next.median_ns), b.next.cv * 100, b.next.runs);
@@ -41,7 +41,7 @@ void benchmark_markdown(std::string& out, const Comparison& c, const BenchmarkCo
                      (1 - o.alpha) * 100);
   auto row = [&](const std::string& what, const TimingResult& t, size_t n) {
     out += fmt::format("| {} | {:.4f} | {} | {:.4f} | {} | {} |\n", what, t.ratio, ci_cell(t), t.hl_ratio,
-                       p_detail(t, n), verdict_name(t.verdict));
+                       p_detail(t, n, c), verdict_name(t.verdict));
   };
   row("wall time", b.timing, family);
   if (b.cpu && (b.cpu->disagrees || c.benchmarks.size() == 1))
@@ -64,6 +64,11 @@ void benchmark_markdown(std::string& out, const Comparison& c, const BenchmarkCo
 
 std::string render_markdown(const Comparison& c) {
   std::string out = "# noisewatch compare\n\n";
+  if (const auto lines = live_lines(c); !lines.empty()) {
+    out += "**" + lines.front() + "**\n\n";
+    for (size_t i = 1; i < lines.size(); ++i) out += "- " + lines[i] + "\n";
+    out += "\n";
+  }
   out += fmt::format("- BASE: `{}` ({})\n- NEW: `{}` ({})\n\n", markdown_cell(c.base_label), c.base_format,
                      markdown_cell(c.new_label), c.new_format);
   out += "**" + summary_sentence(c) + "**\n\n";

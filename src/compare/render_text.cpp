@@ -20,10 +20,11 @@ std::vector<const NoiseChange*> rows_to_show(const std::vector<NoiseChange>& all
   return out;
 }
 
-std::string timing_line(const std::string& what, const TimingResult& t, double level, size_t family) {
+std::string timing_line(const std::string& what, const TimingResult& t, double level, size_t family,
+                        const std::string& untested) {
   std::string ci = t.ci_bounded ? fmt::format("{:.0f} % CI {:.4f}–{:.4f}", level, t.ci_low, t.ci_high)
                                 : "no CI (too few runs)";
-  std::string p = "no test (fewer than 2 runs on a side)";
+  std::string p = untested;
   if (t.tested) {
     p = fmt::format("Mann-Whitney p {} ({})", format_p(t.p_value), test_method(t));
     if (family > 1) p += fmt::format(", Holm {}", format_p(t.p_adjusted));
@@ -55,15 +56,16 @@ void benchmark_text(std::string& out, const Comparison& c, const BenchmarkCompar
                      b.base.cv * 100, b.base.runs, b.base.runs == 1 ? "" : "s");
   out += fmt::format("  NEW  median {:>12}  cv {:5.2f} %  {} run{}\n", format_duration(b.next.median_ns),
                      b.next.cv * 100, b.next.runs, b.next.runs == 1 ? "" : "s");
-  out += timing_line("wall time", b.timing, level, family);
+  const std::string untested = untested_words(c);
+  out += timing_line("wall time", b.timing, level, family, untested);
   if (b.cpu && b.cpu->means_only)
     out += fmt::format("  {:<12} NEW/BASE {:.4f} of the {}; no test: the input keeps no per-run CPU time\n",
                        "CPU time:", b.cpu->timing.ratio, b.cpu->basis);
   else if (b.cpu && (b.cpu->disagrees || c.benchmarks.size() == 1))
-    out += timing_line("CPU time", b.cpu->timing, level, family);
-  if (b.adjusted) out += timing_line("minus noise", *b.adjusted, level, 1);
+    out += timing_line("CPU time", b.cpu->timing, level, family, untested);
+  if (b.adjusted) out += timing_line("minus noise", *b.adjusted, level, 1, untested);
   if (b.has_noise && !b.noise_diff.empty()) noise_table(out, b, o);
-  out += "\n  " + b.explanation + "\n";
+  if (!c.live) out += "\n  " + b.explanation + "\n";  // live: it leads the report
 }
 
 void table(std::string& out, const Comparison& c) {
@@ -83,7 +85,10 @@ void table(std::string& out, const Comparison& c) {
 }  // namespace
 
 std::string render_text(const Comparison& c) {
-  std::string out = fmt::format("BASE {} ({})\nNEW  {} ({})\n\n", c.base_label, c.base_format, c.new_label, c.new_format);
+  std::string out;
+  for (const auto& line : live_lines(c)) out += line + "\n";
+  if (c.live) out += "\n";
+  out += fmt::format("BASE {} ({})\nNEW  {} ({})\n\n", c.base_label, c.base_format, c.new_label, c.new_format);
   out += summary_sentence(c) + "\n\n";
   table(out, c);
   for (const auto& b : c.benchmarks) {

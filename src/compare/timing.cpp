@@ -57,6 +57,8 @@ TimingResult compare_timings(std::span<const double> base, std::span<const doubl
   } else {
     r.ci_low = r.ci_high = r.ratio;  // not an interval: renderers print "no CI" / null
   }
+  const double margin = 1 + options.threshold_percent / 100;
+  r.equivalent = r.ci_bounded && r.ci_low > 1 / margin && r.ci_high < margin;
   if (r.tested) {
     auto test = stats::mann_whitney_test(base, next);
     r.p_value = r.p_adjusted = test.p_value;

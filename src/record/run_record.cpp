@@ -203,6 +203,8 @@ static json run_to_json(const RunSample& r) {
   }
   if (r.interrupted) j["interrupted"] = true;
   if (r.process_run) j["process_run"] = *r.process_run;
+  if (!r.label.is_null()) j["label"] = r.label;
+  if (r.pair) j["pair"] = *r.pair;
   return j;
 }
 
@@ -282,6 +284,7 @@ json to_json(const RunRecord& rec) {
   if (rec.windows_exec) j["windows_exec"] = *rec.windows_exec;
   if (rec.windows_at) j["windows_at"] = *rec.windows_at;
   if (rec.windows_harness) j["windows_harness"] = *rec.windows_harness;
+  if (rec.compare_sides) j["compare_sides"] = *rec.compare_sides;
   if (rec.timeline) j["timeline"] = timeline_to_json(*rec.timeline);
   return j;
 }
@@ -363,7 +366,8 @@ RunSample run_from_json(const json& j, const std::string& where) {
   get_opt(j, "blocking_ns", r.blocking_ns, where);
   get_opt(j, "interrupted", r.interrupted, where);
   get_opt(j, "paused_in_wall", r.paused_in_wall, where);
-  for (auto [key, field] : {std::pair{"window", &r.window}, std::pair{"process_run", &r.process_run}})
+  for (auto [key, field] :
+       {std::pair{"window", &r.window}, std::pair{"process_run", &r.process_run}, std::pair{"pair", &r.pair}})
     if (j.contains(key) && !j[key].is_null()) {
       int v = 0;
       get_opt(j, key, v, where);
@@ -555,6 +559,7 @@ RunRecord run_record_from_json(const json& j) {
   if (j.contains("windows_exec") && j["windows_exec"].is_string()) rec.windows_exec = j["windows_exec"].get<std::string>();
   if (j.contains("windows_at") && j["windows_at"].is_object()) rec.windows_at = j["windows_at"];
   if (j.contains("windows_harness") && j["windows_harness"].is_object()) rec.windows_harness = j["windows_harness"];
+  if (j.contains("compare_sides") && j["compare_sides"].is_object()) rec.compare_sides = j["compare_sides"];
   if (j.contains("timeline") && !j["timeline"].is_null()) rec.timeline = timeline_from_json(j["timeline"]);
   rec.summary = summarize(rec);
   return rec;

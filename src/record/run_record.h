@@ -108,6 +108,9 @@ struct RunSample {
   // `duration`, from its JSON output). The window also holds the interpreter's start-up and
   // pyperf's import, which that clock does not see. Absent where not read, and in older records.
   std::optional<uint64_t> harness_duration_ns;
+  // Live compare (`compare -- A ::: B`): the pair this run belongs to (its `label` says the side,
+  // "A" or "B"); absent elsewhere.
+  std::optional<int> pair;
 
   // The run's sources as the analyses read them: its noise entries, with `blocking` replaced by
   // its parts (blocking:sleep, blocking:io:<irq>, ... from its detail.parts) where the record has
@@ -191,6 +194,9 @@ struct RunRecord {
   // --windows NAME: the harness whose repetitions are windows ("gbench"), with
   // {"name", "binary", "output"}: the file defining its functions and the JSON output it read.
   std::optional<nlohmann::json> windows_harness;
+  // Live compare: {"A": [command...], "B": [command...]}, the commands the runs labelled so ran
+  // (`command` is A's).
+  std::optional<nlohmann::json> compare_sides;
   std::optional<TimelineSummary> timeline;
 
   std::vector<const RunSample*> measured() const;  // non-warmup, non-interrupted runs

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "system/allowed_cpus.h"
+#include "system/cpu_selection.h"
 #include "system/cpulist.h"
 
 namespace nw::runner {
@@ -35,6 +38,27 @@ DefaultCpus choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& i
   if (candidates.size() == 1 && best_n > 0)
     why += fmt::format("; note it has served {} device IRQs", best_n);
   return {{best}, why};
+}
+
+DefaultCpus cpus_for(const std::string& cpu_arg) {
+  const auto available = sys::read_cpu_availability();
+  DefaultCpus out;
+  if (cpu_arg.empty()) {
+    out = choose_cpu(available.allowed, sys::read_interrupts());
+    if (out.cpus.empty()) throw Error("no CPU is available to run the benchmark on");
+  } else {
+    std::vector<int> wanted;
+    try {
+      wanted = sys::parse_cpulist(cpu_arg);
+    } catch (const std::invalid_argument& e) {
+      throw Error(fmt::format("--cpu: {}", e.what()));
+    }
+    out.cpus = sys::select_cpus(available, wanted).cpus;
+    out.reason = fmt::format("CPU {} as asked (--cpu)", sys::format_cpulist(out.cpus));
+  }
+  // Where the benchmark could not go whatever was asked: said rather than silently left out.
+  if (auto note = sys::unavailable_note(available.unavailable()); !note.empty()) out.reason += "; " + note;
+  return out;
 }
 
 }  // namespace nw::runner

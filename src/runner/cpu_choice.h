@@ -18,4 +18,9 @@ struct DefaultCpus {
 // that has served the fewest device IRQs so far.
 DefaultCpus choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& irqs);
 
+// The CPUs a benchmark command pins to, read from this machine: `cpu_arg` as --cpu gives it (a
+// CPU list, checked: nw::Error when one is offline or not allowed), or "" for choose_cpu's pick.
+// The reason names the CPUs the process may not use, if any (`run`, live `compare`).
+DefaultCpus cpus_for(const std::string& cpu_arg);
+
 }  // namespace nw::runner

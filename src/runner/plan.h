@@ -22,6 +22,8 @@ struct BenchmarkSetup {
 
 struct Plan {
   std::vector<std::string> command;
+  // Other commands a Schedule (session.h) may run in the same session (live compare: B).
+  std::vector<std::vector<std::string>> alternatives;
   std::vector<int> cpus;          // pin targets; empty with --no-pin
   bool pin = true;
   std::string cpu_reason;         // why these CPUs (printed and recorded)

@@ -149,23 +149,15 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
                                      double(shortest) / 1e9, double(longest) / 1e9)
                        : fmt::format("{} (--cpu auto: CPU {} measured at once for {:.2f} s)", m.choice.reason,
                                      sys::format_cpulist(allowed), double(shortest) / 1e9);
-  } else if (a.cpu.empty()) {
-    auto choice = runner::choose_cpu(allowed, sys::read_interrupts());
-    if (choice.cpus.empty()) throw Error("no CPU is available to run the benchmark on");
-    p.cpus = choice.cpus;
-    p.cpu_reason = choice.reason;
   } else {
-    std::vector<int> wanted;
-    try {
-      wanted = sys::parse_cpulist(a.cpu);
-    } catch (const std::invalid_argument& e) {
-      throw Error(fmt::format("--cpu: {}", e.what()));
-    }
-    p.cpus = sys::select_cpus(available, wanted).cpus;
-    p.cpu_reason = fmt::format("CPU {} as asked (--cpu)", sys::format_cpulist(p.cpus));
+    auto chosen = runner::cpus_for(a.cpu);
+    p.cpus = chosen.cpus;
+    p.cpu_reason = chosen.reason;
   }
-  // Where the benchmark could not go whatever was asked: said rather than silently left out.
-  if (auto note = sys::unavailable_note(available.unavailable()); !note.empty()) p.cpu_reason += "; " + note;
+  // Where the benchmark could not go whatever was asked: said rather than silently left out
+  // (cpus_for says it itself).
+  if (a.no_pin || a.cpu == "auto")
+    if (auto note = sys::unavailable_note(available.unavailable()); !note.empty()) p.cpu_reason += "; " + note;
   apply_window_options(p, a.win);
   // A harness (Google Benchmark, hyperfine, pyperf, a benchmark marking its windows) repeats and
   // warms up by itself: its windows are the repetitions, so it runs once, with no warm-up run of

@@ -107,7 +107,8 @@ bool stop_after(const ChildResult& r, int i, int total, RunRecord& rec, int& exi
 
 }  // namespace
 
-SessionResult run_session(const Plan& plan, const Progress& progress, const std::function<void()>& ready) {
+SessionResult run_session(const Plan& plan, const Progress& progress, const std::function<void()>& ready,
+                          const Schedule& schedule) {
   require_bpf_privileges();
   SessionResult out;
   RunRecord& rec = out.record;
@@ -162,16 +163,25 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   const int total = plan.warmup + plan.runs;
   uint64_t unseen_switches = 0;
 
-  for (int i = 0; i < total; ++i) {
+  int repetitions = 0;
+  for (int i = 0;; ++i) {
+    std::optional<Step> step;
+    if (schedule) step = schedule(rec);
+    else if (i < total) step = Step{.warmup = i < plan.warmup};
+    if (!step) break;
+    ++repetitions;
+    const auto& command = step->command == 0 ? plan.command : plan.alternatives.at(step->command - 1);
     timing::lap_start();
-    HeldChild child(plan.command, pinned_cpus, plan.setup);
+    HeldChild child(command, pinned_cpus, plan.setup);
     timing::lap("fork and hold");
     probe.untrack_all();
     probe.collect(true);  // whatever happened between repetitions is not this one's
     probe.drain_timeline();
     timing::lap("probe reset");
-    // The child is blocked waiting for its release (or a few microseconds from it: what it runs
-    // after this read is then counted as the benchmark's).
+    // The child is blocked waiting for its release: its runtime is final until then. (Waited for:
+    // on its way into read() it may still be on its CPU, and under TCG a vCPU's turn can be
+    // milliseconds of guest time, counted as the benchmark's CPU time and not its wall time.)
+    wait_blocked(child.pid());
     probe.track_held(child.pid(), read_task_runtime(child.pid()));
     const SwitchCounts before_tracking = read_task_switches(child.pid());
     const ProbeReading before = read_probe(probe, plan.cpus);
@@ -203,13 +213,15 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     const ProbeReading after = read_probe(probe, plan.cpus);
     probe.untrack_all();
     RepetitionFacts facts{.index = i,
-                          .warmup = i < plan.warmup,
+                          .warmup = step->warmup,
                           .child = r,
                           .cgroup_throttled_ns = throttled_ns,
                           .before_tracking = before_tracking,
                           .neighbours = std::move(neighbours_now),
                           .counters = counters ? counters->read_and_close() : std::map<std::string, CounterValue>{}};
     RunSample s = sample_from(probe.measures_steal(), before, after, std::move(facts), events);
+    s.label = step->label;
+    s.pair = step->pair;
     rec.interrupted = rec.interrupted || s.interrupted;
     if (s.probe_switches) unseen_switches += s.probe_switches->unseen;
     timing::lap("collect");
@@ -222,7 +234,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
       if (r.exit_status == 0 && !r.forwarded_signal) throw Error(windows->no_window_message(i));
       rec.runs.push_back(std::move(s));
     }
-    if (tl) record_timeline(*tl, probe, rec, i, i < plan.warmup, r.start_ns, r.start_ns + r.wall_ns,
+    if (tl) record_timeline(*tl, probe, rec, i, step->warmup, r.start_ns, r.start_ns + r.wall_ns,
                             windows ? &marks : nullptr);
 
     timing::lap("record");
@@ -241,7 +253,7 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     if (auto w = windows->cost_warning(rec.runs)) rec.warnings.push_back(*w);
   rec.lost_events = probe.lost_events() - lost_at_start;
   rec.summary = summarize(rec);
-  if (total > 1) timing::mark(fmt::format("{} more repetitions", total - 1));
+  if (repetitions > 1) timing::mark(fmt::format("{} more repetitions", repetitions - 1));
   return out;
 }
 
