@@ -13,6 +13,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "cli/format_option.h"
@@ -36,19 +37,43 @@ constexpr const char* kCommandSeparator = ":::";
 struct CompareArgs {
   std::string base, next, format, output;
   double threshold = 1.0;
+  bool threshold_given = false;
   double fail_above = -1;  // < 0: not given
   // Live compare (`-- A ::: B`).
   std::string cpu, json;
-  int max_runs = 100, warmup = 1;
+  int max_runs = 100, min_runs = 0, warmup = 1;
+  double confidence = 95;
   uint64_t seed = 0;
   bool quiet = false, live_option = false;  // live_option: one of the above was given
 };
+
+// One file: a live compare's record (--json), re-rendered like `report` re-renders a run.
+int run_live_record(const CompareArgs& a, const compare::Options& options) {
+  RunRecord rec;
+  try {
+    rec = load_run_record(a.base);
+  } catch (const std::exception& e) {
+    throw Error(e.what());
+  }
+  if (!rec.compare_sides)
+    throw Error(fmt::format("{} is not a live compare record: give two files (BASE NEW), or measure two commands "
+                            "with compare -- A ::: B",
+                            a.base));
+  // The decision is the record's, at its confidence; --threshold may ask another margin.
+  compare::Options o = options;
+  o.alpha = rec.compare_sides->value("alpha", o.alpha);
+  if (!a.threshold_given) o.threshold_percent = rec.compare_sides->value("threshold_percent", o.threshold_percent);
+  auto c = runner::live_comparison(rec, o, rec.compare_sides->value("max_pairs", size_t(0)));
+  write_document(render_as(compare::compare_formats(), a.format.empty() ? "text" : a.format, c, false), a.output);
+  return runner::live_exit_status(c, 0);
+}
 
 int run_files(const CompareArgs& a) {
   check_writable(a.output, "-o");
   compare::Options options;
   options.threshold_percent = a.threshold;
   if (a.fail_above >= 0) options.fail_above_percent = a.fail_above;
+  if (a.next.empty()) return run_live_record(a, options);
   auto base = compare::load_input(a.base);
   auto next = compare::load_input(a.next);
   auto result = compare::compare_inputs(base, next, options);
@@ -76,8 +101,12 @@ int run_live(const CompareArgs& a, const std::vector<std::string>& words) {
     throw Error("compare takes either two files (BASE NEW) or two commands after -- (A ::: B), not both");
   auto [cmd_a, cmd_b] = split_commands(words);
   if (a.max_runs < 2) throw Error(fmt::format("--max-runs must be at least 2 (got {})", a.max_runs));
+  if (a.min_runs > a.max_runs)
+    throw Error(fmt::format("--min-runs {} is above --max-runs {}: raise --max-runs", a.min_runs, a.max_runs));
   if (a.warmup < 0) throw Error(fmt::format("--warmup cannot be negative (got {})", a.warmup));
-  if (!a.format.empty()) (void)render_as(compare::compare_formats(), a.format, compare::Comparison{}, false);
+  if (const auto names = format_names(compare::compare_formats());
+      !a.format.empty() && std::find(names.begin(), names.end(), a.format) == names.end())
+    throw Error(fmt::format("--format {}: not one of {}", a.format, fmt::join(names, ", ")));
   if (!a.output.empty()) check_writable(a.output, "-o");
   if (!a.json.empty() && a.json != "-") check_writable(a.json, "--json");
   if (a.json == "-" && !a.format.empty() && a.output.empty())
@@ -97,6 +126,8 @@ int run_live(const CompareArgs& a, const std::vector<std::string>& words) {
   req.plan.cpu_reason = cpus.reason;
   req.plan.warmup = a.warmup;
   req.max_pairs = size_t(a.max_runs);
+  req.min_pairs = size_t(std::max(a.min_runs, 0));
+  req.options.alpha = 1 - a.confidence / 100;
   req.options.threshold_percent = a.threshold;
   if (a.fail_above >= 0) req.options.fail_above_percent = a.fail_above;
   req.seed = a.seed;
@@ -149,7 +180,8 @@ void register_compare(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("compare", "compare two runs, or measure two commands live: code, or noise?");
   auto args = std::make_shared<CompareArgs>();
   sub->add_option("BASE", args->base,
-                  "baseline: noisewatch run report, Google Benchmark, hyperfine or pyperf JSON (or .json.gz)")
+                  "baseline: noisewatch run report, Google Benchmark, hyperfine or pyperf JSON (or .json.gz); "
+                  "alone: a live compare's --json record, re-rendered")
       ->type_name("FILE");
   sub->add_option("NEW", args->next, "the run to judge, same kinds of file as BASE")->type_name("FILE");
   add_format_option(sub, args->format, format_names(compare::compare_formats()),
@@ -158,7 +190,8 @@ void register_compare(CLI::App& app, Action& action) {
   sub->add_option("--threshold", args->threshold,
                   "PERCENT: smaller changes count as no-change even when significant; live: the margin within "
                   "which A and B are shown the same (default 1)")
-      ->check(CLI::Range(0.0, 1000.0));
+      ->check(CLI::Range(0.0, 1000.0))
+      ->each([args](const std::string&) { args->threshold_given = true; });
   sub->add_option("--fail-above", args->fail_above,
                   "PERCENT: exit 1 when NEW (live: B) is slower by more than this, significantly (live: decided) "
                   "(files with fewer than 2 runs on a side: when the ratio alone is above it)")
@@ -168,6 +201,13 @@ void register_compare(CLI::App& app, Action& action) {
       ->each(live);
   sub->add_option("--max-runs", args->max_runs,
                   "live: runs of each command at most (default 100): undecided by then is exit 2")
+      ->each(live);
+  sub->add_option("--min-runs", args->min_runs,
+                  "live: runs of each command before any decision (default 0: decide as soon as it is known)")
+      ->each(live);
+  sub->add_option("--confidence", args->confidence,
+                  "PERCENT: live: the confidence of the decision, whenever it stops (default 95)")
+      ->check(CLI::Range(50.0, 99.999))
       ->each(live);
   sub->add_option("-w,--warmup", args->warmup, "live: unmeasured runs of each command first (default 1)")->each(live);
   sub->add_option("--json", args->json, "live: write the run record of both sides (noisewatch.run/1) to FILE")
@@ -180,6 +220,7 @@ void register_compare(CLI::App& app, Action& action) {
       "Examples:\n"
       "  noisewatch compare -- ./bench-old ::: ./bench-new          # measure both live until decided\n"
       "  noisewatch compare --fail-above 2 --json ab.json -- ./old --n 5 ::: ./new --n 5\n"
+      "  noisewatch compare ab.json --format markdown                # that record again, for a PR\n"
       "  noisewatch compare base.json new.json --fail-above 2        # noisewatch run reports\n"
       "  noisewatch compare old/bench.json new/bench.json            # Google Benchmark --benchmark_out\n"
       "  noisewatch compare py311.json.gz py312.json.gz --format markdown   # pyperf, for a PR comment\n"
@@ -200,11 +241,12 @@ void register_compare(CLI::App& app, Action& action) {
       action = [args, words]() -> int { return run_live(*args, words); };
       return;
     }
-    if (args->base.empty() || args->next.empty())
-      throw CLI::ValidationError("compare", "give two files (BASE NEW), or two commands after --: compare -- A ::: B");
+    if (args->base.empty())
+      throw CLI::ValidationError("compare", "give two files (BASE NEW), a live compare's record, or two commands "
+                                            "after --: compare -- A ::: B");
     if (args->live_option)
-      throw CLI::ValidationError("compare", "--cpu, --max-runs, --warmup, --json and --seed measure commands: give "
-                                            "them as compare [options] -- A ::: B");
+      throw CLI::ValidationError("compare", "--cpu, --max-runs, --min-runs, --confidence, --warmup, --json and --seed "
+                                            "measure commands: give them as compare [options] -- A ::: B");
     action = [args]() -> int { return run_files(*args); };
   });
 }

@@ -66,6 +66,9 @@ std::vector<Benchmark> parse_noisewatch(const json& j, InputFile& in) {
   } catch (const std::exception& e) {
     throw Error(e.what());
   }
+  if (rec.compare_sides)
+    throw Error("it is a live compare's record (runs of A and B interleaved): compare it alone, "
+                "noisewatch compare FILE, or one side of it with report --label A");
   std::vector<Benchmark> out;
   // --windows gbench, --windows pyperf: each benchmark the harness ran under the name it gives it
   // (the window labels), so the record compares with the harness's own JSON (and with another such

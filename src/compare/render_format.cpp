@@ -1,6 +1,10 @@
 #include <cmath>
 
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compare/input.h"
 #include "common/durations.h"
@@ -124,16 +128,26 @@ std::vector<std::string> live_lines(const Comparison& c) {
                             cpus_text(cpus), l.decision.pairs, l.decision.pairs == 1 ? "" : "s", l.max_pairs));
   if (!l.failure.empty()) out.push_back(fmt::format("{}: stopped there.", l.failure));
   if (!l.disturbed.empty()) {
-    std::string runs;
-    const size_t shown = 5;
-    for (size_t i = 0; i < l.disturbed.size() && i < shown; ++i) {
-      const auto& d = l.disturbed[i];
-      runs += fmt::format("{}pair {} {} by {} ({}, typically {})", i ? "; " : "", d.pair + 1, d.side, d.source,
-                          format_duration(d.time_ns), format_duration(d.typical_ns));
+    // Grouped by source, the most frequent first: a hog that struck 15 runs is one item.
+    std::map<std::string, std::vector<const DisturbedRun*>> by_source;
+    for (const auto& d : l.disturbed) by_source[d.source].push_back(&d);
+    std::vector<std::pair<std::string, std::vector<const DisturbedRun*>>> groups(by_source.begin(), by_source.end());
+    std::stable_sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
+    std::vector<std::string> items;
+    for (const auto& [source, runs] : groups) {
+      std::string which;
+      double worst = 0;
+      for (size_t i = 0; i < runs.size(); ++i) {
+        worst = std::max(worst, runs[i]->time_ns);
+        if (i < 6) which += fmt::format("{}{} {}", i ? ", " : "", runs[i]->pair + 1, runs[i]->side);
+      }
+      if (runs.size() > 6) which += ", …";
+      items.push_back(fmt::format("{} in {} run{} (pair {}; up to {}, typically {})", source, runs.size(),
+                                  runs.size() == 1 ? "" : "s", which, format_duration(worst),
+                                  format_duration(runs.front()->typical_ns)));
     }
-    if (l.disturbed.size() > shown) runs += fmt::format("; and {} more", l.disturbed.size() - shown);
     out.push_back(fmt::format("{} run{} one source disturbed far beyond the others: {}.", l.disturbed.size(),
-                              l.disturbed.size() == 1 ? "" : "s", runs));
+                              l.disturbed.size() == 1 ? "" : "s", fmt::join(items, "; ")));
     if (l.undisturbed)
       out.push_back(fmt::format("Without those pairs: {} (beside the decision above, not instead of it: leaving "
                                 "runs out after seeing them is not part of the sequential guarantee).",

@@ -68,7 +68,7 @@ InputFile side_input(const RunRecord& rec, const char* side, const std::string& 
   InputFile in;
   in.label = fmt::format("{}: {}", side, fmt::join(one.command, " "));
   in.format = InputFormat::noisewatch;
-  in.benchmarks = parse_noisewatch(to_json(one), in);
+  in.benchmarks = parse_noisewatch(to_json(one), in);  // one side alone: no compare_sides
   for (auto& b : in.benchmarks) b.name = name;
   return in;
 }
@@ -110,7 +110,8 @@ LiveRun run_live(const LiveRequest& request, const PairProgress& progress, const
             decide_pairs(done, request.options.threshold_percent, request.options.alpha);
         if (progress && done.size() > reported) progress(d, request.max_pairs);
         reported = done.size();
-        if (d.outcome != "undecided" || size_t(pairs) >= request.max_pairs) return std::nullopt;
+        const bool may_stop = done.size() >= request.min_pairs;
+        if ((may_stop && d.outcome != "undecided") || size_t(pairs) >= request.max_pairs) return std::nullopt;
         push_pair(false, pairs++);
       }
     }
@@ -123,7 +124,12 @@ LiveRun run_live(const LiveRequest& request, const PairProgress& progress, const
   plan.warmup = 2 * request.plan.warmup;
   auto result = run_session(plan, {}, ready, schedule);
   LiveRun out{std::move(result.record), result.exit_status};
-  out.record.compare_sides = nlohmann::json{{kSideA, request.plan.command}, {kSideB, request.plan.alternatives[0]}};
+  out.record.compare_sides = nlohmann::json{{kSideA, request.plan.command},
+                                            {kSideB, request.plan.alternatives[0]},
+                                            {"max_pairs", request.max_pairs},
+                                            {"min_pairs", request.min_pairs},
+                                            {"threshold_percent", request.options.threshold_percent},
+                                            {"alpha", request.options.alpha}};
   return out;
 }
 

@@ -19,7 +19,8 @@ using compare::SequentialDecision;
 
 struct LiveRequest {
   Plan plan;        // command: A; alternatives: {B}; warmup: warm-ups per side
-  size_t max_pairs = 50;    // --max-runs: runs per side at most
+  size_t max_pairs = 100;   // --max-runs: runs per side at most
+  size_t min_pairs = 0;     // --min-runs: no decision before this many pairs
   Options options;          // threshold, alpha, fail_above
   uint64_t seed = 0;        // the pairs' order; 0: random
 };
