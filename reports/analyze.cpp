@@ -1,7 +1,9 @@
 // analyze(): record -> attribution, patterns, workload split, advice, headline and warnings.
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reports/advice.h"
 #include "reports/labels.h"
@@ -59,6 +61,25 @@ void analyze_by_label(const RunRecord& rec, const std::vector<std::string>& labe
                                      label_noun(rec));
 }
 
+// --runs auto that hit --max-runs: how far the median was from the asked precision, and the
+// sources whose variance kept its interval wide (the attribution's largest shares).
+std::optional<std::string> runs_auto_warning(const RunRecord& rec, const Analysis& a) {
+  if (!rec.runs_auto || rec.runs_auto->value("reached", true)) return std::nullopt;
+  const auto& ra = *rec.runs_auto;
+  std::string achieved = ra.contains("achieved_percent") && ra["achieved_percent"].is_number()
+                             ? fmt::format("±{:.2f} %", ra["achieved_percent"].get<double>())
+                             : std::string("no bound at all");
+  std::vector<std::string> sources;
+  for (const auto& row : a.attribution.rows) {
+    if (sources.size() == 3) break;
+    if (row.share >= 0.05) sources.push_back(fmt::format("{} ({})", row.source, format_percent(row.share, 0)));
+  }
+  return fmt::format("--runs auto stopped at --max-runs {}: the median is known within {}, not ±{:g} %{}",
+                     ra.value("max_runs", 0), achieved, ra.value("precision_percent", 0.0),
+                     sources.empty() ? std::string(".")
+                                     : fmt::format("; the variance came from {}", fmt::join(sources, ", ")));
+}
+
 }  // namespace
 
 Analysis analyze(const RunRecord& rec) {
@@ -72,6 +93,7 @@ Analysis analyze(const RunRecord& rec) {
   }
   if (auto labels = split_labels(rec); !labels.empty()) analyze_by_label(rec, labels, a);
   else analyze_set(rec, a);
+  if (auto w = runs_auto_warning(rec, a)) a.engine_warnings.push_back(*w);
   a.warnings.insert(a.warnings.end(), a.engine_warnings.begin(), a.engine_warnings.end());
   return a;
 }

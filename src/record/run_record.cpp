@@ -285,6 +285,7 @@ json to_json(const RunRecord& rec) {
   if (rec.windows_at) j["windows_at"] = *rec.windows_at;
   if (rec.windows_harness) j["windows_harness"] = *rec.windows_harness;
   if (rec.compare_sides) j["compare_sides"] = *rec.compare_sides;
+  if (rec.runs_auto) j["runs_auto"] = *rec.runs_auto;
   if (rec.timeline) j["timeline"] = timeline_to_json(*rec.timeline);
   return j;
 }
@@ -560,6 +561,7 @@ RunRecord run_record_from_json(const json& j) {
   if (j.contains("windows_at") && j["windows_at"].is_object()) rec.windows_at = j["windows_at"];
   if (j.contains("windows_harness") && j["windows_harness"].is_object()) rec.windows_harness = j["windows_harness"];
   if (j.contains("compare_sides") && j["compare_sides"].is_object()) rec.compare_sides = j["compare_sides"];
+  if (j.contains("runs_auto") && j["runs_auto"].is_object()) rec.runs_auto = j["runs_auto"];
   if (j.contains("timeline") && !j["timeline"].is_null()) rec.timeline = timeline_from_json(j["timeline"]);
   rec.summary = summarize(rec);
   return rec;

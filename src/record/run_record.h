@@ -197,6 +197,9 @@ struct RunRecord {
   // Live compare: {"A": [command...], "B": [command...]}, the commands the runs labelled so ran
   // (`command` is A's).
   std::optional<nlohmann::json> compare_sides;
+  // --runs auto: {"precision_percent", "max_runs", "confidence_percent", "runs", "reached",
+  // "achieved_percent"}: how precisely the median was known when the runs stopped.
+  std::optional<nlohmann::json> runs_auto;
   std::optional<TimelineSummary> timeline;
 
   std::vector<const RunSample*> measured() const;  // non-warmup, non-interrupted runs

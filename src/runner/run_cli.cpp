@@ -17,6 +17,7 @@
 #include "common/phase_timing.h"
 #include "record/run_record.h"
 #include "reports/report.h"
+#include "runner/auto_runs.h"
 #include "runner/command_lookup.h"
 #include "runner/cpu_choice.h"
 #include "runner/gbench_windows.h"
@@ -43,8 +44,13 @@ struct RunArgs {
   std::string cpu;
   bool no_pin = false;
   int runs = 10;
+  std::string runs_text;  // as given: a number, or "auto"
+  double precision = 1.0;
+  int max_runs = 200;
+  bool precision_given = false, max_runs_given = false;
   int warmup = 1;
   bool runs_given = false, warmup_given = false;  // CLI11 says whether they were
+  bool runs_auto = false;                         // --runs auto
   std::string json;
   std::string format;
   std::string output;
@@ -117,6 +123,9 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   if (p.command.empty())
     throw Error("no benchmark command: put it after `--`, e.g. `noisewatch -- ./bench --args`");
   if (a.runs < 1) throw Error(fmt::format("--runs must be at least 1 (got {})", a.runs));
+  if (!a.runs_auto && (a.precision_given || a.max_runs_given))
+    throw Error("--precision and --max-runs go with --runs auto: add it, or drop them");
+  if (a.runs_auto && a.max_runs < 2) throw Error(fmt::format("--max-runs must be at least 2 (got {})", a.max_runs));
   if (a.warmup < 0) throw Error(fmt::format("--warmup cannot be negative (got {})", a.warmup));
   p.counters = !a.no_counters;
   if (a.no_counters && !a.events.empty()) throw Error("--events and --no-counters contradict each other: choose one");
@@ -159,6 +168,10 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   if (a.no_pin || a.cpu == "auto")
     if (auto note = sys::unavailable_note(available.unavailable()); !note.empty()) p.cpu_reason += "; " + note;
   apply_window_options(p, a.win);
+  if (a.runs_auto && p.windows)
+    throw Error("--runs auto repeats the command until its median is known; with a --windows mode the harness "
+                "repeats by itself: give --runs N, or set the harness's own repetitions");
+  if (a.runs_auto) p.runs = a.max_runs;  // the upper bound (messages); auto_schedule decides
   // A harness (Google Benchmark, hyperfine, pyperf, a benchmark marking its windows) repeats and
   // warms up by itself: its windows are the repetitions, so it runs once, with no warm-up run of
   // its own, unless the user asks for more.
@@ -270,7 +283,21 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
     tuning.emplace(tune::journal_path_or_default(a.journal), plan.cpus, selection, "run --tune", a.quiet);
     if (int sig = latch.caught()) return tuning->restore() ? 128 + sig : kExitOwnError;
   }
-  auto result = runner::run_session(plan, progress, ready);
+  const runner::AutoRuns autoruns{a.precision, a.max_runs};
+  auto result = runner::run_session(plan, progress, ready,
+                                    a.runs_auto ? runner::auto_schedule(plan.warmup, autoruns) : runner::Schedule{});
+  if (a.runs_auto) {
+    result.record.runs_auto = runner::auto_summary(result.record, autoruns);
+    if (!a.quiet) {
+      const auto& ra = *result.record.runs_auto;
+      fmt::print(stderr, "noisewatch: --runs auto: {} runs; the median is known within {} ({} %){}\n",
+                 ra["runs"].get<int>(),
+                 ra["achieved_percent"].is_null() ? std::string("no bound yet")
+                                                  : fmt::format("±{:.2f} %", ra["achieved_percent"].get<double>()),
+                 ra["confidence_percent"].get<double>(),
+                 ra["reached"].get<bool>() ? "" : fmt::format(", not ±{:g} %: --max-runs {} reached", a.precision, a.max_runs));
+    }
+  }
   timing::mark("probe teardown");
   nlohmann::json setup = setup_json(plan.setup);
   if (tuning) {
@@ -294,6 +321,7 @@ void register_run(CLI::App& app, Action& action) {
       "Run a benchmark on a pinned CPU, record what took time from it, and explain its variance.\n"
       "  noisewatch -- ./bench                     10 runs + 1 warm-up on a CPU noisewatch picks\n"
       "  noisewatch -c 3 -r 30 -- ./bench --fast   30 runs pinned to CPU 3\n"
+      "  noisewatch -r auto --precision 0.5 -- ./bench   runs until the median is known within +-0.5 %\n"
       "  noisewatch --json run.json -- ./bench     also save the record (re-render: noisewatch report)\n"
       "  noisewatch --no-aslr --clean-env --fifo 1 -- ./bench   the benchmark process alone, set up quieter\n"
       "  noisewatch --timer-slack 1 -- ./bench    its sleeps end on time (blocking:sleep varies less)\n"
@@ -307,9 +335,29 @@ void register_run(CLI::App& app, Action& action) {
                   "CPU at once for 1 s and takes the quietest, like `noisewatch check` (default: not CPU 0; the "
                   "allowed CPU with the fewest device IRQs)");
   sub->add_flag("--no-pin", args->no_pin, "do not pin; observe wherever the benchmark runs");
-  sub->add_option("-r,--runs", args->runs,
-                  "measured repetitions (default 10; with a --windows mode, 1 run of the harness, which repeats by itself)")
-      ->each([args](const std::string&) { args->runs_given = true; });
+  sub->add_option("-r,--runs", args->runs_text,
+                  "measured repetitions (default 10; with a --windows mode, 1 run of the harness, which repeats by "
+                  "itself); `auto`: until the median is known within --precision, --max-runs at most")
+      ->type_name("N|auto")
+      ->each([args](const std::string& v) {
+        args->runs_given = true;
+        args->runs_auto = v == "auto";
+        if (args->runs_auto) return;
+        try {
+          size_t used = 0;
+          args->runs = std::stoi(v, &used);
+          if (used != v.size()) throw std::invalid_argument(v);
+        } catch (const std::exception&) {
+          throw CLI::ValidationError("expected a number of runs or `auto`, got '" + v + "'");
+        }
+      });
+  sub->add_option("--precision", args->precision,
+                  "PERCENT: with --runs auto, how closely the median must be known (its 95 % confidence sequence "
+                  "within +-PERCENT; default 1)")
+      ->check(CLI::Range(0.01, 100.0))
+      ->each([args](const std::string&) { args->precision_given = true; });
+  sub->add_option("--max-runs", args->max_runs, "with --runs auto: measured runs at most (default 200)")
+      ->each([args](const std::string&) { args->max_runs_given = true; });
   sub->add_option("-w,--warmup", args->warmup,
                   "unmeasured repetitions first (default 1; with a --windows mode, 0: the harness warms up by itself)")
       ->each([args](const std::string&) { args->warmup_given = true; });

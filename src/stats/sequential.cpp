@@ -48,6 +48,15 @@ double MedianSequence::median() const {
   return n % 2 ? sorted_[n / 2] : (sorted_[n / 2 - 1] + sorted_[n / 2]) / 2;
 }
 
+double median_relative_precision(const std::vector<double>& values, double alpha) {
+  MedianSequence seq(alpha);
+  for (double v : values) seq.add(v);
+  const double m = seq.median();
+  if (!(m > 0) || !std::isfinite(seq.low()) || !std::isfinite(seq.high()) || seq.low() <= 0)
+    return std::numeric_limits<double>::infinity();
+  return std::max(seq.high() / m - 1, 1 - seq.low() / m);
+}
+
 Outcome decide(double low, double high, double margin) {
   if (low > 0 || high < 0) return Outcome::different;
   if (low > -margin && high < margin) return Outcome::same;

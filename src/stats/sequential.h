@@ -53,6 +53,11 @@ class MedianSequence {
   double low_ = -std::numeric_limits<double>::infinity(), high_ = std::numeric_limits<double>::infinity();
 };
 
+// How precisely the median of positive `values` is known after all of them (a MedianSequence fed
+// in their order): the larger of high/median - 1 and 1 - low/median, infinity while unbounded.
+// `run --runs auto` stops once it is within the asked precision.
+double median_relative_precision(const std::vector<double>& values, double alpha = 0.05);
+
 // What a confidence sequence for a difference says about it, against an equivalence margin:
 // different when it excludes 0, same when it lies inside (-margin, margin), else undecided.
 // Both errors (different when there is no difference, same when the difference is beyond the

@@ -158,5 +158,17 @@ TEST(Sequential, ErrorRatesHoldUnderEarlyStopping) {
   }
 }
 
+TEST(Sequential, MedianPrecisionIsUnboundedAtFirstThenShrinks) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> t(100, 1);  // 1 % noise
+  std::vector<double> v;
+  for (int i = 0; i < 9; ++i) v.push_back(t(rng));
+  EXPECT_TRUE(std::isinf(median_relative_precision(v))) << "9 values bound nothing";
+  for (int i = 0; i < 191; ++i) v.push_back(t(rng));
+  const double p = median_relative_precision(v);
+  EXPECT_GT(p, 0.0005);
+  EXPECT_LT(p, 0.005) << "200 values of 1 % noise pin the median within half a percent";
+}
+
 }  // namespace
 }  // namespace nw::stats
