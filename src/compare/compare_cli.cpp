@@ -127,7 +127,7 @@ int run_live(const CompareArgs& a, const std::vector<std::string>& words) {
   req.plan.warmup = a.warmup;
   req.max_pairs = size_t(a.max_runs);
   req.min_pairs = size_t(std::max(a.min_runs, 0));
-  req.options.alpha = 1 - a.confidence / 100;
+  req.options.alpha = (100 - a.confidence) / 100;
   req.options.threshold_percent = a.threshold;
   if (a.fail_above >= 0) req.options.fail_above_percent = a.fail_above;
   req.seed = a.seed;

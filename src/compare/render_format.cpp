@@ -134,7 +134,12 @@ std::vector<std::string> live_lines(const Comparison& c) {
     std::vector<std::pair<std::string, std::vector<const DisturbedRun*>>> groups(by_source.begin(), by_source.end());
     std::stable_sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
     std::vector<std::string> items;
+    size_t rest = 0, rest_sources = 0;
     for (const auto& [source, runs] : groups) {
+      if (items.size() == 3) {  // the three that struck most; the rest counted
+        rest += runs.size(), ++rest_sources;
+        continue;
+      }
       std::string which;
       double worst = 0;
       for (size_t i = 0; i < runs.size(); ++i) {
@@ -146,6 +151,7 @@ std::vector<std::string> live_lines(const Comparison& c) {
                                   runs.size() == 1 ? "" : "s", which, format_duration(worst),
                                   format_duration(runs.front()->typical_ns)));
     }
+    if (rest) items.push_back(fmt::format("{} more by {} other source{}", rest, rest_sources, rest_sources == 1 ? "" : "s"));
     out.push_back(fmt::format("{} run{} one source disturbed far beyond the others: {}.", l.disturbed.size(),
                               l.disturbed.size() == 1 ? "" : "s", fmt::join(items, "; ")));
     if (l.undisturbed)
