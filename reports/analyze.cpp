@@ -53,10 +53,10 @@ void analyze_by_label(const RunRecord& rec, const std::vector<std::string>& labe
     return x.analysis.summary.cv > y.analysis.summary.cv;
   });
   const auto& noisiest = a.by_label.front();
-  a.headline = fmt::format("{} {}, each reported alone below (the noisiest: {}, CV {} over {} window{})",
+  a.headline = fmt::format("{} {}, each reported alone below (the noisiest: {}, CV {} over {} {}{})",
                            a.by_label.size(), label_noun(rec), shown_label(noisiest.label),
                            format_percent(noisiest.analysis.summary.cv, 2), noisiest.analysis.summary.runs,
-                           noisiest.analysis.summary.runs == 1 ? "" : "s");
+                           rec.compare_sides ? "run" : "window", noisiest.analysis.summary.runs == 1 ? "" : "s");
   a.attribution.reason = fmt::format("windows of {} {}: each attributed alone (by_label)", a.by_label.size(),
                                      label_noun(rec));
 }

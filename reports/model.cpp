@@ -123,6 +123,7 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
   if (m.failed) return m;  // the short report: headline, command, warnings
   m.unavailable = rec.unavailable;
   m.labels = label_rows(rec);
+  if (rec.compare_sides) m.label_unit = "run";
   m.timeline = rec.timeline;
   if (!a.by_label.empty()) {
     for (const auto& b : a.by_label) {

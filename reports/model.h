@@ -69,6 +69,8 @@ struct ReportModel {
   double baseline_ns = 0;
   // Windows by label (reports/labels.h); empty when they have none.
   std::vector<LabelRow> labels;
+  // What a labelled repetition is: "window", or "run" in a live compare's record (sides A and B).
+  std::string label_unit = "window";
   // --timeline: the record's summary, for the timeline chart.
   std::optional<TimelineSummary> timeline;
 

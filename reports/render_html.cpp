@@ -1,4 +1,6 @@
 // One self-contained HTML file: inline CSS, inline SVG charts, no external resources.
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "reports/labels.h"
@@ -79,8 +81,10 @@ std::string summary_table(const ReportModel& m) {
 std::string label_table(const ReportModel& m) {
   std::string h;
   if (!m.labels.empty()) {
-    h += "<h2>Windows by label</h2>\n<table class=\"labels\"><tr><th>label</th><th>windows</th><th>median</th>"
-         "<th>CV</th><th>stolen/window</th></tr>\n";
+    const std::string& u = m.label_unit;
+    h += fmt::format("<h2>{}{}s by label</h2>\n<table class=\"labels\"><tr><th>label</th><th>{}s</th><th>median</th>"
+                     "<th>CV</th><th>stolen/{}</th></tr>\n",
+                     char(std::toupper(u[0])), u.substr(1), u, u);
     for (const auto& r : m.labels)
       h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        esc(shown_label(r.label)), r.windows, esc(format_duration(r.median_ns)),

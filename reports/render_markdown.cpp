@@ -45,7 +45,7 @@ void summary(const ReportModel& m, Line& line) {
 template <class Line>
 void label_table(const ReportModel& m, Line& line) {
   if (!m.labels.empty()) {
-    line("| label | windows | median | CV | stolen/window |");
+    line(fmt::format("| label | {}s | median | CV | stolen/{} |", m.label_unit, m.label_unit));
     line("|---|---:|---:|---:|---:|");
     for (const auto& r : m.labels)
       line(fmt::format("| `{}` | {} | {} | {} | {} |", markdown_cell(shown_label(r.label)), r.windows,

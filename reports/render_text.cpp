@@ -1,4 +1,6 @@
 // The terminal report: headline first, then the numbers, then what to do.
+#include <cctype>
+
 #include <fmt/color.h>
 #include <fmt/format.h>
 
@@ -48,10 +50,11 @@ void summary(const ReportModel& m, const Painter& paint, Line& line) {
 template <class Line>
 void label_table(const ReportModel& m, const Painter& paint, Line& line) {
   if (m.labels.empty()) return;
-  line(paint("Windows by label", fmt::emphasis::bold));
+  const std::string& u = m.label_unit;
+  line(paint(fmt::format("{}{}s by label", char(std::toupper(u[0])), u.substr(1)), fmt::emphasis::bold));
   size_t w = 5;
   for (const auto& r : m.labels) w = std::max(w, r.label.size());
-  line(fmt::format("  {:<{}}  {:>7}  {:>10}  {:>7}  {:>13}", "label", w, "windows", "median", "CV", "stolen/window"));
+  line(fmt::format("  {:<{}}  {:>7}  {:>10}  {:>7}  {:>13}", "label", w, u + "s", "median", "CV", "stolen/" + u));
   for (const auto& r : m.labels)
     line(fmt::format("  {:<{}}  {:>7}  {:>10}  {:>7}  {:>13}", shown_label(r.label), w, r.windows,
                      format_duration(r.median_ns), format_percent(r.cv, 2), format_duration(r.mean_stolen_ns)));
