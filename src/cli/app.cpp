@@ -63,6 +63,8 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
       "  noisewatch -- ./bench              explain a benchmark's variance (same as `run`)\n"
       "  noisewatch check                   is this machine fit to benchmark on?\n"
       "  noisewatch compare A.json B.json   a regression: code, or noise?\n"
+      "  noisewatch compare -- ./a ::: ./b  the same, measured live until decided\n"
+      "  noisewatch bisect --good v1 --bad HEAD --build make -- ./bench   which commit?\n"
       "  noisewatch tune prove -- ./bench   tune the machine, prove the gain, restore it exactly\n",
       "noisewatch");
   app->set_version_flag("-V,--version", version_line(), "print the version and the commit it was built from");
@@ -73,6 +75,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   register_check(*app, action);
   register_snapshot(*app, action);
   register_compare(*app, action);
+  register_bisect(*app, action);
   register_events(*app, action);
   register_kernel(*app, action);
   register_agent(*app, action);

@@ -21,6 +21,7 @@ void register_report(CLI::App& app, Action& action);    // reports/report_cli.cp
 void register_check(CLI::App& app, Action& action);     // src/check/check_cli.cpp
 void register_snapshot(CLI::App& app, Action& action);  // src/check/snapshot_cli.cpp
 void register_compare(CLI::App& app, Action& action);   // src/compare/compare_cli.cpp
+void register_bisect(CLI::App& app, Action& action);    // src/runner/bisect_cli.cpp
 void register_events(CLI::App& app, Action& action);    // src/probes/events_cli.cpp
 void register_kernel(CLI::App& app, Action& action);    // src/probes/kernel_cli.cpp
 void register_agent(CLI::App& app, Action& action);     // src/agent/agent_cli.cpp

@@ -26,6 +26,7 @@
 #include "runner/command_lookup.h"
 #include "runner/cpu_choice.h"
 #include "runner/live_compare.h"
+#include "stats/sequential.h"
 
 namespace nw::cli {
 
@@ -44,6 +45,7 @@ struct CompareArgs {
   int max_runs = 100, min_runs = 0, warmup = 1;
   double confidence = 95;
   uint64_t seed = 0;
+  double git_bisect = -1;  // --git-bisect PERCENT (< 0: not given)
   bool quiet = false, live_option = false;  // live_option: one of the above was given
 };
 
@@ -96,6 +98,24 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_commands(con
   return {a, b};
 }
 
+// git bisect run's exit statuses: 0 good, 1 bad, 125 skip (undecided, or a command failed), and
+// 128 (abort) for noisewatch's own errors, which a skip would hide.
+int git_bisect_status(const runner::LiveRun& live,
+                      const std::function<stats::Side(const std::vector<compare::Pair>&)>& side, const CompareArgs& a,
+                      double half) {
+  const auto pairs = compare::complete_pairs(live.record);
+  const auto d = compare::decide_pairs(pairs, 1.0, (100 - a.confidence) / 100);
+  if (live.session_status || pairs.empty()) {
+    fmt::print(stderr, "noisewatch: --git-bisect: a command failed: skip (125)\n");
+    return 125;
+  }
+  const auto where = side(pairs);
+  const char* verdict = where == stats::Side::above ? "bad (1)" : where == stats::Side::below ? "good (0)" : "undecided: skip (125)";
+  fmt::print(stderr, "noisewatch: --git-bisect: B/A {:.4f} after {} pairs against the midpoint {:.4f}: {}\n", d.ratio,
+             d.pairs, std::exp(half), verdict);
+  return where == stats::Side::above ? 1 : where == stats::Side::below ? 0 : 125;
+}
+
 int run_live(const CompareArgs& a, const std::vector<std::string>& words) {
   if (!a.base.empty())
     throw Error("compare takes either two files (BASE NEW) or two commands after -- (A ::: B), not both");
@@ -146,7 +166,15 @@ int run_live(const CompareArgs& a, const std::vector<std::string>& words) {
                d.low > 0 ? fmt::format("{:.4f}", d.low) : "…", std::isfinite(d.high) ? fmt::format("{:.4f}", d.high) : "…",
                d.outcome);
   };
+  // --git-bisect: B is bad when its median ratio to A lies above half the regression, good below.
+  const double half = std::log1p(a.git_bisect / 100) / 2;
+  auto side = [&](const std::vector<compare::Pair>& pairs) {
+    auto d = compare::decide_pairs(pairs, req.options.threshold_percent, req.options.alpha);
+    return stats::side_of(std::log(d.low), std::log(d.high), half);
+  };
+  if (a.git_bisect >= 0) req.decided = [&](const auto& pairs) { return side(pairs) != stats::Side::across; };
   auto live = runner::run_live(req, progress, ready);
+  if (a.git_bisect >= 0) return git_bisect_status(live, side, a, half);
   // The record first: whatever happens below, the measurements are not lost.
   std::string record_error;
   if (!a.json.empty()) {
@@ -216,6 +244,12 @@ void register_compare(CLI::App& app, Action& action) {
   sub->add_option("--seed", args->seed, "live: the seed of the pairs' random order (default: a new one each time)")
       ->each(live);
   sub->add_flag("-q,--quiet", args->quiet, "live: no progress lines on stderr");
+  sub->add_option("--git-bisect", args->git_bisect,
+                  "PERCENT: live, for `git bisect run`: A is a good build, B the commit under test, PERCENT the "
+                  "regression sought; exit 0 when B lies below half of it, 1 above, 125 undecided or a failed "
+                  "command (skip), 128 on noisewatch's own errors (abort)")
+      ->check(CLI::Range(0.01, 1000.0))
+      ->each(live);
   sub->footer(
       "Examples:\n"
       "  noisewatch compare -- ./bench-old ::: ./bench-new          # measure both live until decided\n"
@@ -238,7 +272,15 @@ void register_compare(CLI::App& app, Action& action) {
   sub->callback([&action, args] {
     const auto& words = trailing_args();
     if (!words.empty()) {
-      action = [args, words]() -> int { return run_live(*args, words); };
+      action = [args, words]() -> int {
+        if (args->git_bisect < 0) return run_live(*args, words);
+        try {
+          return run_live(*args, words);
+        } catch (const Error& e) {  // git bisect run takes 125 for "skip": an error must abort it
+          fmt::print(stderr, "noisewatch: {}\n", e.what());
+          return 128;
+        }
+      };
       return;
     }
     if (args->base.empty())

@@ -30,7 +30,7 @@ namespace {
 // What the child tells the parent through the ready pipe: 'r', or 'e' + the step that failed
 // and its errno (the parent turns them into a message: the child may only make
 // async-signal-safe calls).
-enum Step : unsigned char { kPin = 1, kAslr, kNice, kFifo, kSlack };
+enum Step : unsigned char { kPin = 1, kAslr, kNice, kFifo, kSlack, kCwd };
 constexpr char kReady = 'r', kFailed = 'e';
 constexpr size_t kReportSize = 2 + sizeof(int);
 
@@ -42,7 +42,8 @@ constexpr size_t kReportSize = 2 + sizeof(int);
   _exit(125);
 }
 
-std::string step_message(Step step, int err, const std::vector<int>& cpus, const BenchmarkSetup& s) {
+std::string step_message(Step step, int err, const std::vector<int>& cpus, const BenchmarkSetup& s,
+                         const std::string& cwd) {
   std::string why = std::strerror(err);
   bool denied = err == EPERM || err == EACCES;
   switch (step) {
@@ -55,6 +56,8 @@ std::string step_message(Step step, int err, const std::vector<int>& cpus, const
                          denied ? " (a negative nice needs root or CAP_SYS_NICE)" : "");
     case kSlack:
       return fmt::format("--timer-slack {}: prctl(PR_SET_TIMERSLACK) failed: {}", s.timer_slack_ns.value_or(0), why);
+    case kCwd:
+      return fmt::format("cannot run the benchmark in {}: {}", cwd, why);
     case kFifo:
       return fmt::format("--fifo {}: sched_setscheduler(SCHED_FIFO) failed: {}{}", s.fifo.value_or(0), why,
                          denied ? " (needs root or CAP_SYS_NICE, and a cgroup with a real-time budget)" : "");
@@ -96,6 +99,7 @@ struct HeldChild::Spawn {
   bool pin = false;
   sched_param fifo{};
   BenchmarkSetup setup;
+  std::string cwd;  // "" keeps noisewatch's
   int go_read = -1, ready_write = -1;
   void* stack = nullptr;
   size_t stack_size = 0;
@@ -137,6 +141,7 @@ int held_child_main(void* arg) {
   // option's minimum is 1 ns; real-time tasks get no slack whatever this says.)
   if (setup.timer_slack_ns && prctl(PR_SET_TIMERSLACK, *setup.timer_slack_ns, 0, 0, 0) != 0)
     child_fails(sp->ready_write, kSlack, errno);
+  if (!sp->cwd.empty() && chdir(sp->cwd.c_str()) != 0) child_fails(sp->ready_write, kCwd, errno);
   char c = kReady;
   if (write(sp->ready_write, &c, 1) != 1) _exit(125);
   // No handler is installed in the child (signals are at their defaults), so nothing interrupts
@@ -160,7 +165,8 @@ int held_child_main(void* arg) {
 // With fork() that was ~1 ms per repetition here, and ~0.9 ms more inside the benchmark's own
 // timed window (its execve unmapping a copy of noisewatch), against a whole repetition of
 // hyperfine's of ~1.9 ms (bench/RESULTS.md).
-HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus, const BenchmarkSetup& setup)
+HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus, const BenchmarkSetup& setup,
+                     const std::string& cwd)
     : spawn_(std::make_unique<Spawn>()) {
   Spawn& sp = *spawn_;
   int go[2], ready[2];
@@ -170,9 +176,12 @@ HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int
     close(go[1]);
     throw Error(fmt::format("pipe: {}", std::strerror(errno)));
   }
-  // The command is looked up here, the way the shell would (execve, not execvp, in the child).
-  auto found = lookup_command(argv.at(0));
+  // The command is looked up here, the way the shell would (execve, not execvp, in the child);
+  // a relative path with a '/' is the working directory's, as the child will see it.
+  const bool in_cwd = !cwd.empty() && argv.at(0).find('/') != std::string::npos && argv[0][0] != '/';
+  auto found = lookup_command(in_cwd ? cwd + "/" + argv[0] : argv.at(0));
   sp.path = found.status == 0 ? found.path : argv[0];
+  sp.cwd = cwd;
   sp.argv = argv;
   for (auto& a : sp.argv) sp.args.push_back(a.data());
   sp.args.push_back(nullptr);
@@ -236,7 +245,7 @@ HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int
   if (got == sizeof report && report[0] == kFailed) {
     int err;
     std::memcpy(&err, report + 2, sizeof err);
-    throw Error(step_message(Step(report[1]), err, cpus, setup));
+    throw Error(step_message(Step(report[1]), err, cpus, setup, cwd));
   }
   throw Error("the benchmark process could not be prepared (it exited before it was ready)");
 }

@@ -18,7 +18,9 @@ class HeldChild {
   // nice, environment), restores default signal handling and waits for release(). Throws
   // nw::Error when the clone fails or the child cannot be set up (the message says which step and
   // why; the child exits 125).
-  HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus, const BenchmarkSetup& setup = {});
+  // `cwd`: the directory it runs in ("" keeps noisewatch's).
+  HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus, const BenchmarkSetup& setup = {},
+            const std::string& cwd = "");
   ~HeldChild();
   HeldChild(const HeldChild&) = delete;
   HeldChild& operator=(const HeldChild&) = delete;

@@ -111,7 +111,8 @@ LiveRun run_live(const LiveRequest& request, const PairProgress& progress, const
         if (progress && done.size() > reported) progress(d, request.max_pairs);
         reported = done.size();
         const bool may_stop = done.size() >= request.min_pairs;
-        if ((may_stop && d.outcome != "undecided") || size_t(pairs) >= request.max_pairs) return std::nullopt;
+        const bool known = request.decided ? request.decided(done) : d.outcome != "undecided";
+        if ((may_stop && known) || size_t(pairs) >= request.max_pairs) return std::nullopt;
         push_pair(false, pairs++);
       }
     }

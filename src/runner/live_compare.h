@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 
+#include "compare/live_decision.h"
 #include "compare/model.h"
 #include "record/run_record.h"
 #include "runner/plan.h"
@@ -23,6 +24,9 @@ struct LiveRequest {
   size_t min_pairs = 0;     // --min-runs: no decision before this many pairs
   Options options;          // threshold, alpha, fail_above
   uint64_t seed = 0;        // the pairs' order; 0: random
+  // When to stop, asked after every complete pair (before min_pairs too); default: as soon as
+  // decide_pairs is not undecided.
+  std::function<bool(const std::vector<compare::Pair>&)> decided;
 };
 
 // After every complete pair: the decision so far (for progress lines).

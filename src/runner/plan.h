@@ -24,6 +24,9 @@ struct Plan {
   std::vector<std::string> command;
   // Other commands a Schedule (session.h) may run in the same session (live compare: B).
   std::vector<std::vector<std::string>> alternatives;
+  // The directory each command runs in, index-aligned (0: command, i: alternatives[i - 1]);
+  // missing or "": noisewatch's own (bisect: each commit's work tree).
+  std::vector<std::string> workdirs;
   std::vector<int> cpus;          // pin targets; empty with --no-pin
   bool pin = true;
   std::string cpu_reason;         // why these CPUs (printed and recorded)

@@ -172,7 +172,8 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     ++repetitions;
     const auto& command = step->command == 0 ? plan.command : plan.alternatives.at(step->command - 1);
     timing::lap_start();
-    HeldChild child(command, pinned_cpus, plan.setup);
+    const std::string workdir = step->command < plan.workdirs.size() ? plan.workdirs[step->command] : "";
+    HeldChild child(command, pinned_cpus, plan.setup, workdir);
     timing::lap("fork and hold");
     probe.untrack_all();
     probe.collect(true);  // whatever happened between repetitions is not this one's

@@ -63,6 +63,12 @@ Outcome decide(double low, double high, double margin) {
   return Outcome::undecided;
 }
 
+Side side_of(double low, double high, double value) {
+  if (low > value) return Side::above;
+  if (high < value) return Side::below;
+  return Side::across;
+}
+
 const char* outcome_name(Outcome o) {
   switch (o) {
     case Outcome::different:

@@ -63,6 +63,10 @@ double median_relative_precision(const std::vector<double>& values, double alpha
 // Both errors (different when there is no difference, same when the difference is beyond the
 // margin) are at most alpha, at any stopping time.
 enum class Outcome { undecided, different, same };
+// Where a confidence sequence lies against a value: wholly above it, wholly below it, or across it.
+// (bisect: a commit's log(M/good) against half the endpoints' difference.)
+enum class Side { below, above, across };
+Side side_of(double low, double high, double value);
 Outcome decide(double low, double high, double margin);
 const char* outcome_name(Outcome o);  // "undecided" | "different" | "same"
 

@@ -1,0 +1,177 @@
+// End-to-end tests of `noisewatch bisect` on repositories made here with git: 32 commits of a small
+// C benchmark where one commit adds 3 % more work, built with cc -O2 in each commit's own work
+// tree, while a hog strikes the benchmark CPU at random times. Also: no slowdown between the
+// endpoints, a commit that does not build, and git's own driver with `compare --git-bisect`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "run_helpers.h"
+
+namespace nw::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+Proc sh(const std::string& script) { return run({"/bin/sh", "-c", script}); }
+
+// About 8 ms of work; `work` scales it (a slower commit does more).
+std::string bench_source(double work, bool broken = false) {
+  return "#include <stdio.h>\n"
+         "int main(void) {\n"
+         "  volatile unsigned long x = 0;\n"
+         "  for (unsigned long i = 0; i < " + std::to_string(long(8e6 * work)) + "UL; ++i) x += i;\n"
+         "  return x == 42 ? 1 : 0;\n" + std::string(broken ? "  this does not compile\n" : "") + "}\n";
+}
+
+struct Repo {
+  std::string dir;
+  std::vector<std::string> commits;  // commits[i] is commit i (0: the good one)
+  ~Repo() { fs::remove_all(dir); }
+};
+
+// 32 commits: commit `slow` multiplies the work by 1.03 (0: none does); commit `broken` (0: none)
+// does not compile, the next one fixes it.
+std::unique_ptr<Repo> make_repo(int slow, int broken = 0) {
+  auto r = std::make_unique<Repo>();
+  r->dir = temp_path("bisect-repo");
+  fs::create_directories(r->dir);
+  const std::string git = "git -C " + r->dir + " -c user.name=t -c user.email=t@t ";
+  EXPECT_EQ(sh(git + "init -q").status, 0);
+  double work = 1.0;
+  for (int i = 0; i < 32; ++i) {
+    if (i == slow) work *= 1.03;
+    std::ofstream(r->dir + "/bench.c") << bench_source(work, i == broken && broken > 0);
+    std::ofstream(r->dir + "/NOTES", std::ios::app) << "commit " << i << "\n";
+    EXPECT_EQ(sh(git + "add -A && " + git + "commit -q -m 'commit " + std::to_string(i) + "'").status, 0);
+    r->commits.push_back(sh(git + "rev-parse HEAD").out.substr(0, 40));
+  }
+  return r;
+}
+
+std::vector<std::string> bisect_argv(const Repo& r, const std::string& json) {
+  return {noisewatch(), "bisect", "--repo", r.dir, "--good", r.commits.front(), "--bad", r.commits.back(),
+          "--build", "cc -O2 -o bench bench.c", "--cpu", "1", "-q", "--json", json, "--", "./bench"};
+}
+
+// A hog on CPU 1 for random stretches at random times while it runs (killed with its group).
+struct RandomHog {
+  pid_t pid;
+  RandomHog() {
+    const std::string loop = "while :; do " + bin("nw_hog") + " 0.$(( $(od -An -N1 -tu1 /dev/urandom) % 4 + 1 )) 1; sleep "
+                             "0.$(( $(od -An -N1 -tu1 /dev/urandom) % 9 + 1 )); done";
+    pid = spawn({"/usr/bin/setsid", "/bin/sh", "-c", loop}, "/dev/null", "/dev/null");
+  }
+  ~RandomHog() {
+    kill(-pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+};
+
+TEST(BisectE2E, NamesTheSlowCommitDespiteRandomNoise) {
+  std::mt19937 rng(20261205);
+  std::uniform_int_distribution<int> pick(2, 30);
+  int right = 0, tested = 0;
+  double seconds = 0;
+  const int trials = 10;
+  for (int t = 0; t < trials; ++t) {
+    const int slow = pick(rng);
+    auto repo = make_repo(slow);
+    const std::string json = temp_path("bisect.json");
+    Proc p;
+    {
+      RandomHog hog;
+      p = run(bisect_argv(*repo, json));
+    }
+    auto log = load_json(json);
+    fs::remove(json);
+    SCOPED_TRACE(log.dump().substr(0, 2000));
+    EXPECT_TRUE(p.status == 0 || p.status == 2) << p.err;
+    const bool ok = log["first_bad"] == repo->commits[slow];
+    right += ok;
+    if (!ok) std::cout << "[ trial    ] commit " << slow << " is the slow one; bisect said: " << log.dump() << "\n";
+    for (const auto& s : log["steps"]) tested += s["role"] == "step";
+    seconds += log["seconds"].get<double>();
+    // Its work trees are gone, the user's own tree untouched.
+    EXPECT_FALSE(fs::exists(log["cache"].get<std::string>()));
+    EXPECT_EQ(sh("git -C " + repo->dir + " status --porcelain").out, "");
+    const std::string trees = sh("git -C " + repo->dir + " worktree list").out;
+    EXPECT_EQ(std::count(trees.begin(), trees.end(), '\n'), 1) << trees;
+  }
+  std::cout << "[ figures  ] bisect: " << right << " of " << trials << " right, " << double(tested) / trials
+            << " commits tested on average (log2(32) + 4 = 9), " << seconds / trials << " s each\n";
+  EXPECT_GE(right, 9);
+  EXPECT_LE(double(tested) / trials, 9.0);
+}
+
+TEST(BisectE2E, NoSlowdownNamesNoCommit) {
+  auto repo = make_repo(0);
+  const std::string json = temp_path("bisect-none.json");
+  Proc p = run(bisect_argv(*repo, json));
+  // Shown the same (1), or not told apart (2): either way no commit is blamed.
+  EXPECT_TRUE(p.status == 1 || p.status == 2) << p.err;
+  auto log = load_json(json);
+  EXPECT_TRUE(log["outcome"] == "no-regression" || log["outcome"] == "undecided") << log.dump();
+  EXPECT_TRUE(log["first_bad"].is_null());
+  EXPECT_TRUE(log["candidates"].empty());
+  EXPECT_NE(p.err.find("no commit to blame"), std::string::npos) << p.err;
+  fs::remove(json);
+}
+
+TEST(BisectE2E, ACommitThatDoesNotBuildIsSkippedAndTheCulpritStillFound) {
+  // The build breaks at commit 15, the middle the search tries first, and is fixed at 16.
+  auto repo = make_repo(22, 15);
+  const std::string json = temp_path("bisect-broken.json");
+  Proc p = run(bisect_argv(*repo, json));
+  auto log = load_json(json);
+  EXPECT_EQ(p.status, 0) << p.err << log.dump();
+  EXPECT_EQ(log["first_bad"], repo->commits[22]) << log.dump();
+  bool skipped = false;
+  for (const auto& s : log["steps"]) skipped |= s["commit"] == repo->commits[15] && s["verdict"] == "build failed";
+  EXPECT_TRUE(skipped) << log["steps"].dump();
+  fs::remove(json);
+}
+
+TEST(BisectE2E, BadInputIsOneLineAnd125) {
+  auto repo = make_repo(5);
+  Proc unknown = run({noisewatch(), "bisect", "--repo", repo->dir, "--good", "nosuchrev", "--bad", "HEAD", "--", "./bench"});
+  EXPECT_EQ(unknown.status, 125);
+  EXPECT_NE(unknown.err.find("--good nosuchrev: no such commit"), std::string::npos) << unknown.err;
+  Proc reversed = run({noisewatch(), "bisect", "--repo", repo->dir, "--good", repo->commits.back(), "--bad",
+                       repo->commits.front(), "--", "./bench"});
+  EXPECT_EQ(reversed.status, 125);
+  EXPECT_NE(reversed.err.find("not an ancestor"), std::string::npos) << reversed.err;
+  Proc no_bench = run({noisewatch(), "bisect", "--repo", repo->dir, "--good", repo->commits.front(), "--bad", "HEAD"});
+  EXPECT_EQ(no_bench.status, 125);
+}
+
+// git's own driver: the good build kept aside, each commit built by the script, and
+// `compare --git-bisect 3` answering good (0), bad (1) or skip (125).
+TEST(BisectE2E, GitBisectRunWithCompareGitBisect) {
+  const int slow = 11;
+  auto repo = make_repo(slow);
+  const std::string good_dir = temp_path("good-build");
+  fs::create_directories(good_dir);
+  ASSERT_EQ(sh("git -C " + repo->dir + " show " + repo->commits.front() + ":bench.c > " + good_dir +
+               "/bench.c && cc -O2 -o " + good_dir + "/bench " + good_dir + "/bench.c")
+                .status,
+            0);
+  const std::string script = temp_path("step.sh");
+  std::ofstream(script) << "#!/bin/sh\ncc -O2 -o bench bench.c || exit 125\nexec " << noisewatch()
+                        << " compare --cpu 1 -q --confidence 99 --git-bisect 3 -- " << good_dir << "/bench ::: ./bench\n";
+  fs::permissions(script, fs::perms::owner_all);
+  const std::string git = "git -C " + repo->dir + " ";
+  Proc p = sh(git + "bisect start " + repo->commits.back() + " " + repo->commits.front() + " && " + git +
+              "bisect run " + script);
+  EXPECT_EQ(p.status, 0) << p.out << p.err;
+  EXPECT_NE(p.out.find(repo->commits[slow] + " is the first bad commit"), std::string::npos) << p.out << p.err;
+  sh(git + "bisect reset");
+  fs::remove_all(good_dir);
+  fs::remove(script);
+}
+
+}  // namespace
+}  // namespace nw::e2e
