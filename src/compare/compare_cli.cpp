@@ -21,6 +21,7 @@
 #include "common/output.h"
 #include "compare/compare.h"
 #include "compare/input.h"
+#include "compare/live_decision.h"
 #include "compare/render.h"
 #include "reports/report.h"
 #include "runner/command_lookup.h"
@@ -100,16 +101,14 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_commands(con
 
 // git bisect run's exit statuses: 0 good, 1 bad, 125 skip (undecided, or a command failed), and
 // 128 (abort) for noisewatch's own errors, which a skip would hide.
-int git_bisect_status(const runner::LiveRun& live,
-                      const std::function<stats::Side(const std::vector<compare::Pair>&)>& side, const CompareArgs& a,
-                      double half) {
+int git_bisect_status(const runner::LiveRun& live, const compare::Options& o, double half) {
   const auto pairs = compare::complete_pairs(live.record);
-  const auto d = compare::decide_pairs(pairs, 1.0, (100 - a.confidence) / 100);
+  const auto d = compare::decide_pairs(pairs, o.threshold_percent, o.alpha);
   if (live.session_status || pairs.empty()) {
     fmt::print(stderr, "noisewatch: --git-bisect: a command failed: skip (125)\n");
     return 125;
   }
-  const auto where = side(pairs);
+  const auto where = compare::side_of(d, half);
   const char* verdict = where == stats::Side::above ? "bad (1)" : where == stats::Side::below ? "good (0)" : "undecided: skip (125)";
   fmt::print(stderr, "noisewatch: --git-bisect: B/A {:.4f} after {} pairs against the midpoint {:.4f}: {}\n", d.ratio,
              d.pairs, std::exp(half), verdict);
@@ -162,19 +161,18 @@ int run_live(const CompareArgs& a, const std::vector<std::string>& words) {
   };
   auto progress = [&](const compare::SequentialDecision& d, size_t max_pairs) {
     if (a.quiet || !tty) return;
-    fmt::print(stderr, "noisewatch: pair {}/{}: B/A {:.4f}, interval {}–{}: {}\n", d.pairs, max_pairs, d.ratio,
-               d.low > 0 ? fmt::format("{:.4f}", d.low) : "…", std::isfinite(d.high) ? fmt::format("{:.4f}", d.high) : "…",
-               d.outcome);
+    fmt::print(stderr, "noisewatch: pair {}/{}: B/A {:.4f}, interval {}: {}\n", d.pairs, max_pairs, d.ratio,
+               compare::interval_text(d.low, d.high), d.outcome);
   };
   // --git-bisect: B is bad when its median ratio to A lies above half the regression, good below.
   const double half = std::log1p(a.git_bisect / 100) / 2;
-  auto side = [&](const std::vector<compare::Pair>& pairs) {
-    auto d = compare::decide_pairs(pairs, req.options.threshold_percent, req.options.alpha);
-    return stats::side_of(std::log(d.low), std::log(d.high), half);
-  };
-  if (a.git_bisect >= 0) req.decided = [&](const auto& pairs) { return side(pairs) != stats::Side::across; };
+  if (a.git_bisect >= 0)
+    req.decided = [&](const auto& pairs) {
+      return compare::side_of(compare::decide_pairs(pairs, req.options.threshold_percent, req.options.alpha), half) !=
+             stats::Side::across;
+    };
   auto live = runner::run_live(req, progress, ready);
-  if (a.git_bisect >= 0) return git_bisect_status(live, side, a, half);
+  if (a.git_bisect >= 0) return git_bisect_status(live, req.options, half);
   // The record first: whatever happens below, the measurements are not lost.
   std::string record_error;
   if (!a.json.empty()) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "record/window_labels.h"
 #include "sources/vocabulary.h"
 #include "stats/descriptive.h"
@@ -46,6 +48,15 @@ SequentialDecision decide_pairs(const std::vector<Pair>& pairs, double threshold
   return d;
 }
 
+stats::Side side_of(const SequentialDecision& d, double log_value) {
+  return stats::side_of(std::log(d.low), std::log(d.high), log_value);
+}
+
+std::string interval_text(double low, double high) {
+  auto side = [](double v) { return std::isfinite(v) && v > 0 ? fmt::format("{:.4f}", v) : std::string("…"); };
+  return side(low) + "–" + side(high);
+}
+
 std::vector<DisturbedRun> find_disturbed(const RunRecord& rec, double threshold_percent) {
   const auto measured = rec.measured();
   std::map<std::string, std::vector<double>> walls;  // by side
@@ -64,8 +75,7 @@ std::vector<DisturbedRun> find_disturbed(const RunRecord& rec, double threshold_
     double q25 = 0, limit = 0;
   };
   std::map<std::string, Quiet> quiet;
-  for (auto& [source, v] : times) {
-    v.resize(measured.size(), 0);
+  for (const auto& [source, v] : times) {  // each one value per measured run, sized when first seen
     const double q10 = stats::quantile(v, 0.10), q25 = stats::quantile(v, 0.25);
     quiet[source] = {q25, 10 * (q25 - q10)};
   }

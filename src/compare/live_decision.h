@@ -7,6 +7,7 @@
 
 #include "compare/model.h"
 #include "record/run_record.h"
+#include "stats/sequential.h"
 
 namespace nw::compare {
 
@@ -32,5 +33,13 @@ SequentialDecision decide_pairs(const std::vector<Pair>& pairs, double threshold
 // times the spread of its quiet runs (lower quartile minus 10th percentile). The largest such
 // source names the run; at most one entry per run.
 std::vector<DisturbedRun> find_disturbed(const RunRecord& rec, double threshold_percent);
+
+// Where a decision's interval of B/A lies against the ratio exp(log_value): wholly above, wholly
+// below, or across it (bisect and compare --git-bisect: a commit against half the regression).
+stats::Side side_of(const SequentialDecision& d, double log_value);
+
+// The interval as progress lines and the bisect log show it: "1.0120–1.0480", "…" for an
+// unbounded side.
+std::string interval_text(double low, double high);
 
 }  // namespace nw::compare

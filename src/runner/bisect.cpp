@@ -153,11 +153,6 @@ void fill(BisectStep& s, const Measured& m) {
   }
 }
 
-std::string interval(double low, double high) {
-  auto side = [](double v) { return std::isfinite(v) && v > 0 ? fmt::format("{:.4f}", v) : std::string("…"); };
-  return side(low) + "–" + side(high);
-}
-
 }  // namespace
 
 BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress) {
@@ -225,7 +220,7 @@ BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress
     r.seconds = seconds_since(start);
     return r;
   }
-  say(fmt::format("endpoints: bad/good {:.4f} ({}), {}, {} pairs", e.decision.ratio, interval(e.decision.low, e.decision.high),
+  say(fmt::format("endpoints: bad/good {:.4f} ({}), {}, {} pairs", e.decision.ratio, compare::interval_text(e.decision.low, e.decision.high),
                   e.decision.outcome, e.decision.pairs));
   if (e.decision.outcome != "different" || e.decision.low <= 1) {
     r.outcome = e.decision.outcome == "undecided" ? "undecided" : "no-regression";
@@ -239,16 +234,11 @@ BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress
                                   e.decision.ratio)
                     : fmt::format("good and bad could not be told apart in {} pairs (bad/good {:.4f}): no commit to blame",
                                   e.decision.pairs, e.decision.ratio);
-    if (e.decision.outcome == "different") r.outcome = "no-regression";
     r.seconds = seconds_since(start);
     return r;
   }
   // A commit is bad when its median log(M/good) lies above half the endpoints' difference.
   const double half = std::log(e.decision.ratio) / 2;
-  auto side = [&](const std::vector<compare::Pair>& pairs) {
-    auto d = compare::decide_pairs(pairs, req.threshold_percent, req.alpha);
-    return stats::side_of(std::log(d.low), std::log(d.high), half);
-  };
 
   // Binary search over (lo, hi): commits[lo] good (-1: the good endpoint), commits[hi] bad. A commit
   // that does not build, fails, or stays across the midpoint is skipped, as git bisect skips.
@@ -281,18 +271,23 @@ BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress
       say(fmt::format("step {}: {} {}: build failed, skipped ({})", step, short_hash(s.commit), s.subject, t.why));
       continue;
     }
-    Measured mm = measure(req, g.dir, t.dir, [&](const auto& pairs) { return side(pairs) != stats::Side::across; },
-                          next_seed(), req.max_pairs);
+    Measured mm = measure(
+        req, g.dir, t.dir,
+        [&](const auto& pairs) {
+          return compare::side_of(compare::decide_pairs(pairs, req.threshold_percent, req.alpha), half) !=
+                 stats::Side::across;
+        },
+        next_seed(), req.max_pairs);
     fill(s, mm);
     s.seconds = seconds_since(step_start);
-    const auto where = side(mm.pairs);
+    const auto where = compare::side_of(mm.decision, half);
     s.verdict = mm.run.session_status   ? "failed"
                 : where == stats::Side::above ? "bad"
                 : where == stats::Side::below ? "good"
                                               : "noisy";
     r.steps.push_back(s);
     say(fmt::format("step {}: {} {}: {} (vs good {:.4f}, {}, {} pairs, {:.1f} s){}", step, short_hash(s.commit),
-                    s.subject, s.verdict, s.ratio, interval(s.low, s.high), s.pairs, s.seconds,
+                    s.subject, s.verdict, s.ratio, compare::interval_text(s.low, s.high), s.pairs, s.seconds,
                     s.verdict == "noisy" ? ", skipped" : ""));
     if (s.verdict == "bad") hi = m;
     else if (s.verdict == "good") lo = m;
@@ -327,7 +322,7 @@ BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress
   if (!confirmed) r.candidates = {r.first_bad};
   r.message = confirmed ? fmt::format("first bad commit {} \"{}\": {:.2f} % slower than its parent ({})",
                                       short_hash(r.first_bad), r.first_bad_subject, (c.ratio - 1) * 100,
-                                      interval(c.low, c.high))
+                                      compare::interval_text(c.low, c.high))
                         : fmt::format("the search ended at {} \"{}\", but against its parent it is {} (B/A {:.4f}): "
                                       "a step may have been wrong; rerun with more --max-runs",
                                       short_hash(r.first_bad), r.first_bad_subject, c.verdict, c.ratio);
@@ -363,7 +358,7 @@ std::string render_bisect_text(const BisectResult& r) {
                      "ratio", "interval", "time", "noise");
   for (const auto& s : r.steps)
     out += fmt::format("  {:<9} {:<10} {:<12} {:>5} {:>8.4f}  {:<15}  {:>6.1f}s  {}\n", s.role, short_hash(s.commit),
-                       s.verdict, s.pairs, s.ratio, interval(s.low, s.high), s.seconds, s.noise);
+                       s.verdict, s.pairs, s.ratio, compare::interval_text(s.low, s.high), s.seconds, s.noise);
   out += "  ratio: the commit against good (endpoints: bad against good; confirm: against its parent)\n";
   return out;
 }
