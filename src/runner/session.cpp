@@ -179,10 +179,8 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
     probe.collect(true);  // whatever happened between repetitions is not this one's
     probe.drain_timeline();
     timing::lap("probe reset");
-    // The child is blocked waiting for its release: its runtime is final until then. (Waited for:
-    // on its way into read() it may still be on its CPU, and under TCG a vCPU's turn can be
-    // milliseconds of guest time, counted as the benchmark's CPU time and not its wall time.)
-    wait_blocked(child.pid());
+    // The child is blocked waiting for its release (or a few microseconds from it: what it runs
+    // after this read is then counted as the benchmark's).
     probe.track_held(child.pid(), read_task_runtime(child.pid()));
     const SwitchCounts before_tracking = read_task_switches(child.pid());
     const ProbeReading before = read_probe(probe, plan.cpus);

@@ -1,7 +1,5 @@
 #include "runner/task_switches.h"
 
-#include <unistd.h>
-
 #include <sstream>
 
 #include "common/files.h"
@@ -43,24 +41,6 @@ uint64_t parse_task_runtime(const std::string& schedstat_text) {
 
 uint64_t read_task_runtime(pid_t pid) {
   return parse_task_runtime(read_file("/proc/" + std::to_string(pid) + "/schedstat"));
-}
-
-bool wait_blocked(pid_t pid, int limit_us) {
-  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  for (int waited = 0;; waited += 20) {
-    std::string stat;
-    try {
-      stat = read_file(path);
-    } catch (const std::exception&) {
-      return false;
-    }
-    auto close = stat.rfind(')');
-    if (close == std::string::npos || close + 2 >= stat.size()) return false;
-    const char state = stat[close + 2];
-    if (state == 'S' || state == 'D') return true;
-    if (state != 'R' || waited >= limit_us) return false;
-    usleep(20);
-  }
 }
 
 }  // namespace nw::runner

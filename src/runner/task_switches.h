@@ -18,11 +18,5 @@ SwitchCounts read_task_switches(pid_t pid);
 // running task); 0 when it cannot be read.
 uint64_t parse_task_runtime(const std::string& schedstat_text);
 uint64_t read_task_runtime(pid_t pid);
-// Waits (up to `limit_us`) until the task is off its CPU, blocked (state S or D in
-// /proc/<pid>/stat): then its runtime is final until it is woken. A held child that has written
-// its ready byte may still be on its way into read(); the time it runs before blocking must not
-// count as the benchmark's (under an emulated CPU that way can take milliseconds of guest time).
-// Returns whether it blocked in time (false also when the task is gone).
-bool wait_blocked(pid_t pid, int limit_us = 200'000);
 
 }  // namespace nw::runner
