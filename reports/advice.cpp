@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/shell_words.h"
 #include "knobs/catalogue.h"
 #include "record/source_detail.h"
 #include "reports/source_matrix.h"
@@ -377,15 +378,6 @@ Tier tier_of(const Recommendation& r) {
                                       [](const std::string& s) { return s == "unexplained"; });
   // fix-inputs follows the measured instruction count: it is not a guess.
   return only_unexplained && r.id != "fix-inputs" ? Tier::speculative : Tier::measured;
-}
-
-std::string shell_command(const std::vector<std::string>& argv) {
-  std::string cmd;
-  for (const auto& a : argv) {
-    if (!cmd.empty()) cmd += ' ';
-    cmd += knobs::shell_quote(a);
-  }
-  return cmd;
 }
 
 std::vector<std::string> recommendation_ids() {

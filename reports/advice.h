@@ -40,9 +40,6 @@ enum class Tier {
 };
 Tier tier_of(const Recommendation& r);
 
-// The benchmark command as one shell line (arguments quoted where needed).
-std::string shell_command(const std::vector<std::string>& argv);
-
 // What a recommendation can be, in table order (ids of per-process/per-IRQ ones are prefixes:
 // "stop-process" yields "stop-process:<comm>").
 std::vector<std::string> recommendation_ids();

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/shell_words.h"
 #include "knobs/catalogue.h"
 #include "reports/advice.h"
 
@@ -75,11 +76,11 @@ void adapt_to_windows(const RunRecord& rec, std::vector<Recommendation>& recs) {
   static const std::regex runs_option("--runs (\\d+)"), warmup_option("--warmup (\\d+)");
   // How this record's windows were cut, as the option that cuts them again.
   std::string mode = "--windows";
-  if (rec.windows_exec) mode = "--windows-exec " + knobs::shell_quote(*rec.windows_exec);
+  if (rec.windows_exec) mode = "--windows-exec " + shell_quote(*rec.windows_exec);
   if (rec.windows_at && rec.windows_at->contains("spec") && (*rec.windows_at)["spec"].is_string())
-    mode = "--windows-at " + knobs::shell_quote((*rec.windows_at)["spec"].get<std::string>());
+    mode = "--windows-at " + shell_quote((*rec.windows_at)["spec"].get<std::string>());
   if (rec.windows_harness && rec.windows_harness->contains("name") && (*rec.windows_harness)["name"].is_string())
-    mode = "--windows " + knobs::shell_quote((*rec.windows_harness)["name"].get<std::string>());
+    mode = "--windows " + shell_quote((*rec.windows_harness)["name"].get<std::string>());
   const std::string harness =
       rec.windows_harness && rec.windows_harness->is_object() ? rec.windows_harness->value("name", "") : "";
   for (auto& r : recs) {

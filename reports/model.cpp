@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/shell_words.h"
 #include "reports/advice.h"
 #include "sources/vocabulary.h"
 #include "system/cpulist.h"

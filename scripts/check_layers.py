@@ -2,8 +2,9 @@
 """Fails when an include points up the layer map of docs/design.md ("Layers").
 
 Usage: scripts/check_layers.py [SOURCE_DIR]. A file of folder F (src/F/..., or reports/) may
-include "G/..." only when G is F, or G is on a lower line of the map. Files named *_cli.cpp and
-src/main.cpp are the cli layer wherever they sit. Prints each offending include and exits 1.
+include "G/..." only when G is F, or G is on a lower line of the map: the folder is the layer, with
+no exception (src/main.cpp, at the top of src/, is the cli layer). Prints each offending include
+and exits 1.
 """
 import os
 import re
@@ -35,8 +36,6 @@ def main():
                 rel = os.path.relpath(path, root)
                 parts = rel.split(os.sep)
                 own = "reports" if parts[0] == "reports" else parts[1] if len(parts) > 2 else "cli"
-                if name.endswith("_cli.cpp") or rel == os.path.join("src", "main.cpp"):
-                    own = "cli"
                 if own not in rank:
                     bad.append(f"{rel}: folder {own} is not in the layer map (docs/design.md, Layers)")
                     continue

@@ -10,7 +10,7 @@
 #include "common/build_info.h"
 #include "common/errors.h"
 #include "common/phase_timing.h"
-#include "runner/window_options.h"
+#include "cli/window_options.h"
 
 namespace nw::cli {
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/shell_words.h"
 #include "knobs/catalogue.h"
 
 namespace nw::cli {
@@ -238,13 +239,6 @@ std::vector<std::string> sub_names(const CommandDoc& c) {
   return out;
 }
 
-// A shell single-quoted string.
-std::string shell_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
-
 // A short description for a completion menu: the first clause, without the characters zsh's
 // _arguments gives a meaning to.
 std::string menu_text(const std::string& help) {
@@ -304,7 +298,7 @@ std::string bash_completion(const CommandDoc& top) {
   for (const CommandDoc* c : all)
     for (const auto& s : c->subcommands) {
       std::string word = last_word(s.path);
-      out += fmt::format("      {}) cmd={} ;;\n", shell_quoted(c->path + "/" + word), shell_quoted(s.path));
+      out += fmt::format("      {}) cmd={} ;;\n", single_quoted(c->path + "/" + word), single_quoted(s.path));
     }
   out += "    esac\n  done\n  case \"$cmd/$prev\" in\n";
   for (const CommandDoc* c : all)
@@ -314,29 +308,29 @@ std::string bash_completion(const CommandDoc& top) {
       switch (o.kind) {
         case ValueKind::file: action = "COMPREPLY=($(compgen -f -- \"$cur\"))"; break;
         case ValueKind::dir: action = "COMPREPLY=($(compgen -d -- \"$cur\"))"; break;
-        case ValueKind::knobs: action = "_noisewatch_list " + shell_quoted(words(knob_ids())); break;
-        case ValueKind::choices: action = "COMPREPLY=($(compgen -W " + shell_quoted(words(o.choices)) + " -- \"$cur\"))"; break;
+        case ValueKind::knobs: action = "_noisewatch_list " + single_quoted(words(knob_ids())); break;
+        case ValueKind::choices: action = "COMPREPLY=($(compgen -W " + single_quoted(words(o.choices)) + " -- \"$cur\"))"; break;
         default: action = "COMPREPLY=()"; break;  // a number, a CPU list: nothing to offer
       }
       std::string labels;
-      for (const auto& n : o.names) labels += (labels.empty() ? "" : "|") + shell_quoted(c->path + "/" + n);
+      for (const auto& n : o.names) labels += (labels.empty() ? "" : "|") + single_quoted(c->path + "/" + n);
       out += fmt::format("    {}) {}; return ;;\n", labels, action);
     }
   out += "  esac\n  if [[ $cur == -* ]]; then\n    case \"$cmd\" in\n";
   for (const CommandDoc* c : all)
-    out += fmt::format("      {}) COMPREPLY=($(compgen -W {} -- \"$cur\")) ;;\n", shell_quoted(c->path), shell_quoted(words(option_names(*c))));
+    out += fmt::format("      {}) COMPREPLY=($(compgen -W {} -- \"$cur\")) ;;\n", single_quoted(c->path), single_quoted(words(option_names(*c))));
   out += "    esac\n    return\n  fi\n  case \"$cmd\" in\n";
   for (const CommandDoc* c : all) {
     std::string action;
     if (!c->subcommands.empty())
-      action = "COMPREPLY=($(compgen -W " + shell_quoted(words(sub_names(*c))) + " -- \"$cur\"))";
+      action = "COMPREPLY=($(compgen -W " + single_quoted(words(sub_names(*c))) + " -- \"$cur\"))";
     else if (c->takes_command)
       action = "COMPREPLY=($(compgen -c -- \"$cur\"))";  // the benchmark may follow without --
     else if (std::any_of(c->options.begin(), c->options.end(), [](const OptionDoc& o) { return o.positional; }))
       action = "COMPREPLY=($(compgen -f -- \"$cur\"))";
     else
       action = "COMPREPLY=()";
-    out += fmt::format("    {}) {} ;;\n", shell_quoted(c->path), action);
+    out += fmt::format("    {}) {} ;;\n", single_quoted(c->path), action);
   }
   out += "  esac\n}\ncomplete -F _noisewatch noisewatch\n";
   return out;
@@ -356,10 +350,10 @@ std::string zsh_completion(const CommandDoc& top) {
       case ValueKind::none: break;
     }
     std::string text = "[" + menu_text(o.help) + "]" + action;
-    if (o.names.size() == 1) return shell_quoted(o.names[0] + text);
+    if (o.names.size() == 1) return single_quoted(o.names[0] + text);
     std::string excl = "(" + words(o.names) + ")", braces;
     for (const auto& n : o.names) braces += (braces.empty() ? "" : ",") + n;
-    return shell_quoted(excl) + "{" + braces + "}" + shell_quoted(text);
+    return single_quoted(excl) + "{" + braces + "}" + single_quoted(text);
   };
   std::string out =
       "#compdef noisewatch\n"
@@ -384,7 +378,7 @@ std::string zsh_completion(const CommandDoc& top) {
       out += "  case $state in\n    command)\n      local -a commands=(\n";
       for (const auto& s : c->subcommands) {
         std::string word = last_word(s.path);
-        out += "        " + shell_quoted(word + ":" + menu_text(s.description)) + "\n";
+        out += "        " + single_quoted(word + ":" + menu_text(s.description)) + "\n";
       }
       out += "      )\n      _describe command commands ;;\n    args)\n      case $line[1] in\n";
       for (const auto& s : c->subcommands) {

@@ -47,7 +47,4 @@ std::vector<std::string> boot_edit(const std::vector<const Knob*>& boot, const C
 std::string boot_params(const std::vector<const Knob*>& boot, const std::string& isolated,
                         const std::string& housekeeping);
 
-// Shell quoting for rendered commands: the word itself when safe, else '...'.
-std::string shell_quote(const std::string& s);
-
 }  // namespace nw::knobs

@@ -3,20 +3,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/shell_words.h"
 #include "knobs/catalogue.h"
 #include "knobs/render.h"
 #include "system/cpulist.h"
 
 namespace nw::knobs {
-
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() &&
-      s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::string boot_params(const std::vector<const Knob*>& boot, const std::string& isolated,
                         const std::string& housekeeping) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/shell_words.h"
 #include "knobs/catalogue.h"
 #include "knobs/families.h"
 #include "knobs/render.h"

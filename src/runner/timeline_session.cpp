@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/advice.h"
+#include "common/shell_words.h"
 #include "runner/window_split.h"
 #include "timeline/summarize.h"
 #include "timeline/trace_writer.h"
@@ -51,7 +51,7 @@ void finish_timeline(timeline::Recording& tl, const probes::NoiseProbe& probe, R
   auto drops = probe.timeline_drops();
   tl.dropped_rate = drops.rate;
   tl.dropped_full = drops.full;
-  timeline::write_trace(file, tl, report::shell_command(rec.command));
+  timeline::write_trace(file, tl, shell_command(rec.command));
   rec.timeline = timeline::summarize(tl, file);
   if (uint64_t dropped = rec.timeline->dropped())
     rec.warnings.push_back(fmt::format(

@@ -1,12 +1,12 @@
 // The accuracy suite (tests/accuracy/run.sh) under ctest: one test per scenario. Each test runs
-// the real noisewatch with the real injector (tools/noisewatch_inject.cpp) on the real kernel and
+// the real noisewatch with the real injector (tests/accuracy/inject/) on the real kernel and
 // passes when the suite's scoring says PASS. The rules live in one place, the injector's `score`
 // mode, so `run.sh` alone and ctest judge identically.
 // Needs the targets noisewatch_inject, acc_work and acc_threads built (a plain full build does that).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

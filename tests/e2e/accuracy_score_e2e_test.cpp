@@ -4,7 +4,7 @@
 // and no eBPF needed: this is the scoring alone.
 #include <gtest/gtest.h>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

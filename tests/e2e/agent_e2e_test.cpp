@@ -32,8 +32,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "agent_helpers.h"
-#include "run_helpers.h"
+#include "support/agent_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <random>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

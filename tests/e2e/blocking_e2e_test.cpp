@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

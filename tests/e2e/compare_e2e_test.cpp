@@ -6,7 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

@@ -15,7 +15,7 @@
 
 #include <algorithm>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 #include "support/conservation.h"
 
 namespace nw::e2e {

@@ -21,7 +21,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 #include "support/files.h"
 
 namespace nw::e2e {

@@ -20,7 +20,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 #include "support/files.h"
 #include "system/cpulist.h"
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 #include "support/conservation.h"
 
 namespace nw::e2e {

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "gbench_helpers.h"
-#include "run_helpers.h"
+#include "support/gbench_helpers.h"
+#include "support/run_helpers.h"
 #include "support/conservation.h"
 
 namespace nw::e2e {

@@ -4,7 +4,7 @@
 // verifier refuses is named with the verifier's reason and what avoids it, never "run as root".
 #include <gtest/gtest.h>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 #include "support/kernel_margins.h"
 
 namespace nw::e2e {

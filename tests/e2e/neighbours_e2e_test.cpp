@@ -22,7 +22,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

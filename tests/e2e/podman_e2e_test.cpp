@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <unistd.h>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

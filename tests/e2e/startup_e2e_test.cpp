@@ -5,7 +5,7 @@
 
 #include <regex>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

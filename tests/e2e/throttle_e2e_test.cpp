@@ -11,7 +11,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

@@ -9,7 +9,7 @@
 #include <map>
 #include <regex>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

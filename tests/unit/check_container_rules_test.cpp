@@ -2,7 +2,7 @@
 // tests/data/cgroup: v1 and v2 unpinned containers, v1-pinned and v2-pinned ones with a quota.
 #include "check/check_context.h"
 #include "check/rules.h"
-#include "check_test_util.h"
+#include "support/check_test_util.h"
 
 namespace nw::check::testing {
 namespace {

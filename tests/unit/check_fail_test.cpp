@@ -5,7 +5,7 @@
 
 #include "check/check_context.h"
 #include "check/rules.h"
-#include "check_test_util.h"
+#include "support/check_test_util.h"
 
 namespace nw::check::testing {
 namespace {

@@ -1,5 +1,5 @@
 // Every rule on whole-machine trees (expected findings from tests/data/sysroots/README.md).
-#include "check_test_util.h"
+#include "support/check_test_util.h"
 
 namespace nw::check::testing {
 namespace {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "check/check_context.h"
-#include "check_test_util.h"
+#include "support/check_test_util.h"
 #include "system/cpulist.h"
 
 namespace nw::check::testing {

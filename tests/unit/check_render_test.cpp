@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "check/check_render.h"
-#include "check_test_util.h"
+#include "support/check_test_util.h"
 
 namespace nw::check::testing {
 namespace {

@@ -1,7 +1,7 @@
 // Single rules on scratch trees: the edges the whole-machine trees do not reach.
 #include "check/check_context.h"
 #include "check/rules.h"
-#include "check_test_util.h"
+#include "support/check_test_util.h"
 #include "common/errors.h"
 
 namespace nw::check::testing {

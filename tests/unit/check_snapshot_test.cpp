@@ -1,7 +1,7 @@
 // `noisewatch snapshot`: the files read, written back byte for byte, give the same findings.
 #include "check/check_context.h"
 #include "check/rules.h"
-#include "check_test_util.h"
+#include "support/check_test_util.h"
 #include "system/sysroot.h"
 
 namespace nw::check::testing {

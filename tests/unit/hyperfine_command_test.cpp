@@ -3,7 +3,7 @@
 
 #include "common/errors.h"
 #include "runner/hyperfine_command.h"
-#include "runner/window_options.h"
+#include "cli/window_options.h"
 
 namespace nw {
 namespace {

@@ -8,7 +8,7 @@
 #include <functional>
 #include <set>
 
-#include "check_test_util.h"
+#include "support/check_test_util.h"
 #include "knobs/catalogue.h"
 #include "report_synthetic.h"
 #include "reports/advice.h"

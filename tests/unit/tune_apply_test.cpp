@@ -9,7 +9,7 @@
 #include "system/sysroot.h"
 #include "tune/apply.h"
 #include "tune/restore.h"
-#include "tune_test_util.h"
+#include "support/tune_test_util.h"
 
 namespace nw::tune {
 namespace {

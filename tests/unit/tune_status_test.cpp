@@ -5,7 +5,7 @@
 #include "tune/apply.h"
 #include "tune/render.h"
 #include "tune/status.h"
-#include "tune_test_util.h"
+#include "support/tune_test_util.h"
 
 namespace nw::tune {
 namespace {

@@ -5,7 +5,7 @@
 #include "common/errors.h"
 #include "record/run_record.h"
 #include "reports/advice_windows.h"
-#include "runner/window_options.h"
+#include "cli/window_options.h"
 #include "runner/window_session.h"
 #include "runner/window_split.h"
 

@@ -1,4 +1,4 @@
-#include "tools/noisewatch_inject/scenarios.h"
+#include "tests/accuracy/inject/scenarios.h"
 
 namespace nw::inject {
 

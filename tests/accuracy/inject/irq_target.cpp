@@ -1,4 +1,4 @@
-#include "tools/noisewatch_inject/irq_target.h"
+#include "tests/accuracy/inject/irq_target.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common/files.h"
-#include "tools/noisewatch_inject/injections.h"
-#include "tools/noisewatch_inject/proc_util.h"
+#include "tests/accuracy/inject/injections.h"
+#include "tests/accuracy/inject/proc_util.h"
 
 namespace nw::inject {
 

@@ -1,4 +1,4 @@
-#include "runner/window_options.h"
+#include "cli/window_options.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -26,7 +26,7 @@
 #include "runner/pyperf_windows.h"
 #include "runner/session.h"
 #include "probes/call_symbol.h"
-#include "runner/window_options.h"
+#include "cli/window_options.h"
 #include "system/allowed_cpus.h"
 #include "system/cpu_selection.h"
 #include "system/cpulist.h"

@@ -8,7 +8,7 @@
 #include "reports/source_matrix.h"
 #include "sources/vocabulary.h"
 #include "stats/descriptive.h"
-#include "tools/noisewatch_inject/score.h"
+#include "tests/accuracy/inject/score.h"
 
 namespace nw::inject {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/noisewatch_inject/scenarios.h"
+#include "tests/accuracy/inject/scenarios.h"
 
 namespace nw::inject {
 

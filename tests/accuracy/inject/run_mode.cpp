@@ -1,4 +1,4 @@
-#include "tools/noisewatch_inject/run_mode.h"
+#include "tests/accuracy/inject/run_mode.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -20,9 +20,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/files.h"
-#include "tools/noisewatch_inject/injections.h"
-#include "tools/noisewatch_inject/irq_target.h"
-#include "tools/noisewatch_inject/proc_util.h"
+#include "tests/accuracy/inject/injections.h"
+#include "tests/accuracy/inject/irq_target.h"
+#include "tests/accuracy/inject/proc_util.h"
 
 namespace nw::inject {
 

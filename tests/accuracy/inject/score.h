@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "record/run_record.h"
-#include "tools/noisewatch_inject/truth.h"
+#include "tests/accuracy/inject/truth.h"
 
 namespace nw::inject {
 

@@ -1,11 +1,11 @@
-#include "tools/noisewatch_inject/score.h"
+#include "tests/accuracy/inject/score.h"
 
 #include <cstdio>
 #include <exception>
 #include <map>
 
-#include "tools/noisewatch_inject/proc_util.h"
-#include "tools/noisewatch_inject/scenarios.h"
+#include "tests/accuracy/inject/proc_util.h"
+#include "tests/accuracy/inject/scenarios.h"
 
 namespace nw::inject {
 

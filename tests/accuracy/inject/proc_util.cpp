@@ -1,4 +1,4 @@
-#include "tools/noisewatch_inject/proc_util.h"
+#include "tests/accuracy/inject/proc_util.h"
 
 #include <dirent.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-#include "tools/noisewatch_inject/truth.h"
+#include "tests/accuracy/inject/truth.h"
 
 #include <sstream>
 #include <stdexcept>

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "stats/descriptive.h"
-#include "tools/noisewatch_inject/score.h"
+#include "tests/accuracy/inject/score.h"
 
 namespace nw::inject {
 

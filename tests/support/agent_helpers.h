@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "run_helpers.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 

@@ -1,4 +1,4 @@
-#include "tools/noisewatch_inject/injections.h"
+#include "tests/accuracy/inject/injections.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "tools/noisewatch_inject/proc_util.h"
+#include "tests/accuracy/inject/proc_util.h"
 
 namespace nw::inject {
 

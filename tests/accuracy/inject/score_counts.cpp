@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "tools/noisewatch_inject/score.h"
+#include "tests/accuracy/inject/score.h"
 
 namespace nw::inject {
 

@@ -10,16 +10,16 @@
 // that process with a pidfd until it exits. With --pattern alternate (default) the measured
 // repetitions 1, 3, 5, ... get the injection; the others run clean.
 //
-// The parts (tools/noisewatch_inject/): run_mode (the repetition watcher), injections and
+// The parts (tests/accuracy/inject/): run_mode (the repetition watcher), injections and
 // irq_target (the noises), truth (the ground-truth log), score and score_* (the rules).
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "tools/noisewatch_inject/proc_util.h"
-#include "tools/noisewatch_inject/run_mode.h"
-#include "tools/noisewatch_inject/scenarios.h"
-#include "tools/noisewatch_inject/score.h"
+#include "tests/accuracy/inject/proc_util.h"
+#include "tests/accuracy/inject/run_mode.h"
+#include "tests/accuracy/inject/scenarios.h"
+#include "tests/accuracy/inject/score.h"
 
 namespace {
 
