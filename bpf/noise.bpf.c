@@ -30,7 +30,7 @@
 
 #define TASK_DEAD_STATE 0x80  // TASK_DEAD in include/linux/sched.h (a macro: not in BTF)
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);

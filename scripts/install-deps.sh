@@ -24,10 +24,11 @@ RUN=(build-essential cmake ninja-build pkg-config clang llvm bpftool libbpf-dev 
 # the installed man pages, dpkg-dev's dpkg-shlibdeps gives the .deb its dependencies; zsh checks
 # the generated zsh completion parses; qemu-system-x86, busybox-static and e2fsprogs boot the
 # guests that run noisewatch on other kernels (tests/vm: Debian 12's 6.1, fetched by apt-get
-# download into /var/cache/noisewatch-vm, never installed).
+# download into /var/cache/noisewatch-vm, never installed); clang-format checks the house style
+# (scripts/check_format.sh).
 TEST=(libgtest-dev libgmock-dev prometheus chromium libclang-rt-14-dev python3-jsonschema podman runc hyperfine
       libbenchmark-dev openssl apache2-utils curl man-db groff-base dpkg-dev zsh qemu-system-x86 busybox-static
-      e2fsprogs)
+      e2fsprogs clang-format)
 # Benchmarks: perf stat and bpftrace, the anchors bench/overhead.sh prints beside noisewatch's
 # start-up (bpftrace also reads check's thread run times there); jq and curl, with which it reads
 # the records and scrapes the agent; hyperfine, to time commands by hand.

@@ -21,7 +21,8 @@ for f in bin/noisewatch include/noisewatch/markers.h share/cmake/noisewatch/nois
          lib/systemd/system/noisewatch-agent.service share/man/man1/noisewatch.1 share/man/man1/noisewatch-run.1 \
          share/man/man1/noisewatch-check.1 share/man/man1/noisewatch-tune.1 share/man/man1/noisewatch-agent.1 \
          share/bash-completion/completions/noisewatch share/zsh/vendor-completions/_noisewatch \
-         share/doc/noisewatch/README.md share/doc/noisewatch/agent.md; do
+         share/doc/noisewatch/README.md share/doc/noisewatch/agent.md share/doc/noisewatch/LICENSE \
+         share/doc/noisewatch/LICENSES/Apache-2.0.txt share/doc/noisewatch/CHANGELOG.md; do
   [[ -e $p/$f ]] || fail "cmake --install did not install $f"
 done
 grep -qx "ExecStart=$p/bin/noisewatch agent --listen 127.0.0.1:9477" "$p/lib/systemd/system/noisewatch-agent.service" ||
