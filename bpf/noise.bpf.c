@@ -822,7 +822,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     } else {
       // Contention is keyed by the benchmark task's name alone: keyed by pid, a program that
       // starts thousands of threads inserts a hash key per thread (a 10,000-thread storm: on_switch
-      // 613 ns per call instead of 117, bench/RESULTS.md) and can fill the map. Preemption keeps
+      // 613 ns per call instead of 117, bench/HISTORY.md) and can fill the map. Preemption keeps
       // the pid: the advice names the process to stop.
       record_cached(pi ? NW_KIND_CONTENTION : NW_KIND_PREEMPT, pi ? 0 : prev_pid, (const __u64 *)prev->comm, span);
     }

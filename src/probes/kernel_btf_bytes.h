@@ -5,7 +5,7 @@
 // with stdio, a page per read(), into one buffer and copies that into a second. This file also
 // defines that function (see the .cpp): where the kernel maps the file, libbpf gets it parsed from
 // the mapping, one copy, no reads. Measured, `noisewatch --runs 1 --warmup 0 -q -- true`, 40
-// alternating pairs: the probe's load 26.4 -> 22.3 ms, wall 42.1 -> 38.0 ms (bench/RESULTS.md,
+// alternating pairs: the probe's load 26.4 -> 22.3 ms, wall 42.1 -> 38.0 ms (bench/HISTORY.md,
 // 2026-12-04). (A per-boot copy bind-mounted over the sysfs path for the loading thread, tried
 // before, saved only the system calls: 1.3 ms.)
 #pragma once

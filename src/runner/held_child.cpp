@@ -164,7 +164,7 @@ int held_child_main(void* arg) {
 // fork, no copy-on-write faults in noisewatch after it, and nothing to tear down at the execve.
 // With fork() that was ~1 ms per repetition here, and ~0.9 ms more inside the benchmark's own
 // timed window (its execve unmapping a copy of noisewatch), against a whole repetition of
-// hyperfine's of ~1.9 ms (bench/RESULTS.md).
+// hyperfine's of ~1.9 ms (bench/HISTORY.md).
 HeldChild::HeldChild(const std::vector<std::string>& argv, const std::vector<int>& cpus, const BenchmarkSetup& setup,
                      const std::string& cwd)
     : spawn_(std::make_unique<Spawn>()) {

@@ -18,7 +18,7 @@
 namespace nw::runner {
 
 // What one --windows-at window costs the benchmark: a uprobe at the function's entry and one at
-// its return, measured on this project's VMs (bench/RESULTS.md, "Function windows": 21.6-23.5 us;
+// its return, measured on this project's VMs (bench/RESULTS.md: 21.6-23.5 us;
 // an uprobe is a trap, far cheaper on bare metal). Windows shorter than 100 times that are warned
 // about: the probes' own time is then a visible part of them.
 inline constexpr uint64_t kCallWindowCostNs = 22'000;
