@@ -37,9 +37,8 @@ double mean_stolen_ns(const RunRecord& rec) {
 
 bool seen(double ns, double count) { return ns > 0 || count > 0; }
 
-nlohmann::json record_json(const RunRecord& rec) {
-  return nlohmann::json::parse(report::render(rec, report::Format::json, false));
-}
+// The half's run document (what `noisewatch run --json` writes), analysed once.
+nlohmann::json record_json(const RunRecord& rec) { return report::run_document(rec, report::analyze(rec)); }
 
 runner::SessionResult run_half(const runner::Plan& plan, const char* what, bool quiet) {
   if (!quiet) fmt::print(stderr, "noisewatch: {}: {} runs on CPU {}\n", what, plan.runs, sys::format_cpulist(plan.cpus));
@@ -144,8 +143,6 @@ int prove(const ProveArgs& a) {
                after.record.warnings.empty() ? "see above" : after.record.warnings.back());
     return after.exit_status;
   }
-  report::analyze(before.record);
-  report::analyze(after.record);
   auto bj = record_json(before.record), aj = record_json(after.record);
   auto cmp = compare::compare_inputs(compare::parse_input(bj, "as the machine was"), compare::parse_input(aj, "tuned"),
                                      compare::Options{});
