@@ -57,10 +57,10 @@ void note_machine_limits(RunRecord& rec, const std::vector<int>& cpus, const pro
 
 probes::ProbeOptions probe_options(const Plan& plan) {
   probes::ProbeOptions o;
-  o.windows = plan.windows;
-  o.windows_exec = plan.windows_exec;
-  if (plan.windows_harness == "gbench") o.call = {kGbenchIterationsOffset, true, true};
-  o.windows_exec_as_root = plan.windows_harness == "pyperf";
+  o.windows = plan.windows.on;
+  o.windows_exec = plan.windows.exec;
+  if (plan.windows.harness == "gbench") o.call = {kGbenchIterationsOffset, true, true};
+  o.windows_exec_as_root = plan.windows.harness == "pyperf";
   o.timeline.on = !plan.timeline.empty();
   o.timeline.threshold_ns = plan.timeline_threshold_ns;
   return o;
@@ -68,20 +68,20 @@ probes::ProbeOptions probe_options(const Plan& plan) {
 
 // How the windows of a --windows session are cut, as the record says it.
 void note_windows(RunRecord& rec, const Plan& plan, const WindowSession& windows) {
-  rec.warmup_windows = plan.warmup_windows;
-  if (!plan.windows_exec.empty()) rec.windows_exec = plan.windows_exec;
-  if (plan.windows_call)
-    rec.windows_at = nlohmann::json{{"spec", plan.windows_at},
-                                    {"binary", plan.windows_call->binary},
-                                    {"symbol", plan.windows_call->symbol},
-                                    {"function", plan.windows_call->shown}};
-  if (!plan.windows_harness.empty()) rec.windows_harness = nlohmann::json{{"name", plan.windows_harness}};
-  if (plan.windows_harness == "gbench") {  // its functions are the harness's, not a --windows-at
+  rec.warmup_windows = plan.windows.warmup;
+  if (!plan.windows.exec.empty()) rec.windows_exec = plan.windows.exec;
+  if (plan.windows.call)
+    rec.windows_at = nlohmann::json{{"spec", plan.windows.at},
+                                    {"binary", plan.windows.call->binary},
+                                    {"symbol", plan.windows.call->symbol},
+                                    {"function", plan.windows.call->shown}};
+  if (!plan.windows.harness.empty()) rec.windows_harness = nlohmann::json{{"name", plan.windows.harness}};
+  if (plan.windows.harness == "gbench") {  // its functions are the harness's, not a --windows-at
     rec.windows_at.reset();
-    (*rec.windows_harness)["binary"] = plan.windows_call->binary;
+    (*rec.windows_harness)["binary"] = plan.windows.call->binary;
     (*rec.windows_harness)["output"] = windows.harness_output();
   }
-  if (plan.windows_harness == "pyperf" && !windows.harness_output().empty())
+  if (plan.windows.harness == "pyperf" && !windows.harness_output().empty())
     (*rec.windows_harness)["output"] = windows.harness_output();
 }
 
@@ -208,7 +208,7 @@ Session::Session(const Plan& plan)
       pinned_cpus_(plan.pin ? plan.cpus : std::vector<int>{}),
       total_(plan.warmup + plan.runs) {
   for (const auto& u : probe_.unavailable()) rec_.add_unavailable(u.probe, u.reason);
-  if (plan.windows) {
+  if (plan.windows.on) {
     windows_.emplace(*probe_.markers(), lookup_command(plan.command[0]).path, plan);
     note_windows(rec_, plan, *windows_);
   }
@@ -309,7 +309,7 @@ Session::Collected Session::collect(int i, const Step& step, const ChildResult& 
 void Session::record(int i, const Step& step, const ChildResult& r, Collected c) {
   if (!windows_) {
     rec_.runs.push_back(std::move(c.sample));
-  } else if (!record_windows(rec_, c.sample, c.events, c.marks, plan_.warmup_windows)) {
+  } else if (!record_windows(rec_, c.sample, c.events, c.marks, plan_.windows.warmup)) {
     // A benchmark that failed before marking anything keeps its process run as the entry, so
     // the report says how it failed; one that ran fine but marked nothing is told how to mark.
     if (r.exit_status == 0 && !r.forwarded_signal) throw Error(windows_->no_window_message(i));

@@ -212,17 +212,17 @@ TEST(WindowOptions, ContradictionsAreErrors) {
   EXPECT_THROW(cli::apply_window_options(p, A{"gbench", "", "step", std::nullopt, "", ""}), Error);
   runner::Plan gb;
   cli::apply_window_options(gb, A{"gbench", "", "", std::nullopt, "", ""});
-  EXPECT_TRUE(gb.windows);
-  EXPECT_EQ(gb.windows_harness, "gbench");
+  EXPECT_TRUE(gb.windows.on);
+  EXPECT_EQ(gb.windows.harness, "gbench");
   runner::Plan at;
   cli::apply_window_options(at, A{"", "", "step@libfoo", 1, "", ""});
-  EXPECT_TRUE(at.windows);
-  EXPECT_EQ(at.windows_at, "step@libfoo");
+  EXPECT_TRUE(at.windows.on);
+  EXPECT_EQ(at.windows.at, "step@libfoo");
   cli::apply_window_options(p, A{"marks", "", "", 3, "", ""});
-  EXPECT_TRUE(p.windows);
-  EXPECT_EQ(p.warmup_windows, 3);
+  EXPECT_TRUE(p.windows.on);
+  EXPECT_EQ(p.windows.warmup, 3);
   EXPECT_TRUE(p.timeline.empty());
-  EXPECT_TRUE(p.windows_exec.empty());
+  EXPECT_TRUE(p.windows.exec.empty());
 }
 
 TEST(WindowReadout, SlotsThatWereNotWindowsAreLeftOutAndNumberedAround) {
@@ -246,9 +246,9 @@ TEST(WindowReadout, SlotsThatWereNotWindowsAreLeftOutAndNumberedAround) {
 TEST(WindowOptions, ExecWindowsTakeTheKernelsName) {
   runner::Plan p;
   cli::apply_window_options(p, cli::WindowArgs{"", "./build/bench", "", 2, "", ""});
-  EXPECT_TRUE(p.windows);  // the window machinery, cut by execs
-  EXPECT_EQ(p.windows_exec, "bench");
-  EXPECT_EQ(p.warmup_windows, 2);
+  EXPECT_TRUE(p.windows.on);  // the window machinery, cut by execs
+  EXPECT_EQ(p.windows.exec, "bench");
+  EXPECT_EQ(p.windows.warmup, 2);
   EXPECT_EQ(cli::exec_window_comm("python3"), "python3");
   EXPECT_EQ(cli::exec_window_comm("/usr/bin/a_very_long_benchmark_name"), "a_very_long_ben");  // 15 bytes
   EXPECT_EQ(cli::exec_window_comm("dir/bench/"), "bench");
