@@ -13,7 +13,7 @@
 namespace nw::report {
 
 bool is_windows_record(const RunRecord& rec) {
-  return rec.warmup_windows.has_value() || std::any_of(rec.runs.begin(), rec.runs.end(), [](const RunSample& r) {
+  return rec.warmup_windows.has_value() || std::any_of(rec.samples.begin(), rec.samples.end(), [](const RunSample& r) {
            return r.window.has_value();
          });
 }
@@ -68,7 +68,7 @@ std::optional<std::vector<std::string>> with_harness_repetitions(const std::stri
 void adapt_to_windows(const RunRecord& rec, std::vector<Recommendation>& recs) {
   if (!is_windows_record(rec)) return;
   std::set<int> process_runs;
-  for (const auto& r : rec.runs)
+  for (const auto& r : rec.samples)
     if (r.window) process_runs.insert(r.process_run.value_or(0));
   const double per_process =
       process_runs.empty() ? 1.0 : std::max(1.0, double(rec.measured().size()) / double(process_runs.size()));

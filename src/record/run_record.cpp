@@ -101,7 +101,7 @@ const NoiseEntry* RunSample::find(const std::string& source) const {
 
 std::vector<const RunSample*> RunRecord::measured() const {
   std::vector<const RunSample*> out;
-  for (const auto& r : runs)
+  for (const auto& r : samples)
     if (!r.warmup && !r.interrupted) out.push_back(&r);
   return out;
 }
@@ -241,7 +241,7 @@ json to_json(const RunRecord& rec) {
     j["host"]["container"] = std::move(c);
   }
   json runs = json::array();
-  for (const auto& r : rec.runs) runs.push_back(run_to_json(r));
+  for (const auto& r : rec.samples) runs.push_back(run_to_json(r));
   j["runs"] = std::move(runs);
   const auto& s = rec.summary;
   j["summary"] = {{"runs", s.runs},       {"mean_ns", s.mean_ns}, {"median_ns", s.median_ns},
@@ -504,7 +504,7 @@ RunRecord run_record_from_json(const json& j) {
   }
   if (!j.contains("runs") || !j["runs"].is_array()) throw std::runtime_error("report has no \"runs\" array");
   const auto& runs = j["runs"];
-  for (size_t i = 0; i < runs.size(); ++i) rec.runs.push_back(run_from_json(runs[i], fmt::format("runs[{}]", i)));
+  for (size_t i = 0; i < runs.size(); ++i) rec.samples.push_back(run_from_json(runs[i], fmt::format("runs[{}]", i)));
   if (j.contains("attribution") && j["attribution"].is_array()) {
     for (const auto& a : j["attribution"]) {
       if (!a.is_object()) throw std::runtime_error("attribution entry is not an object");

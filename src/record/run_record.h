@@ -172,7 +172,10 @@ struct RunRecord {
   bool pinned = true;
   std::string cpu_reason;              // why this CPU was chosen
   HostInfo host;
-  std::vector<RunSample> runs;
+  // What the statistics read, warm-ups included (the JSON's "runs"): one sample per process run,
+  // or under --windows one per window (the process runs are then process_runs). measured() leaves
+  // out the warm-ups and the interrupted.
+  std::vector<RunSample> samples;
   Summary summary;
   std::vector<Attribution> attribution;
   std::vector<Recommendation> recommendations;
@@ -184,7 +187,7 @@ struct RunRecord {
   // How the benchmark process was set up (--no-aslr, --fifo, --nice, --clean-env, --env) and the
   // machine tuning in force (--tune); null when none of them was asked for.
   nlohmann::json setup = nullptr;
-  // --windows: runs[] holds windows; these are the process runs they came from, each with its
+  // --windows: `samples` holds windows; these are the process runs they came from, each with its
   // whole-process figures and all its noise (inside windows and between them).
   std::vector<RunSample> process_runs;
   std::optional<int> warmup_windows;   // set with --windows

@@ -74,7 +74,7 @@ InputFile side_input(const RunRecord& rec, const char* side, const std::string& 
 }
 
 std::string failure_of(const RunRecord& rec) {
-  for (const auto& r : rec.runs)
+  for (const auto& r : rec.samples)
     if (r.exit_status != 0)
       return fmt::format("{} {} {}", label_text(r.label) == kSideB ? "B" : "A",
                          r.warmup ? "(a warm-up)" : fmt::format("(pair {})", r.pair.value_or(0) + 1),
@@ -121,7 +121,7 @@ LiveRun run_live(const LiveRequest& request, const PairProgress& progress, const
     return s;
   };
   Plan plan = request.plan;
-  plan.runs = int(2 * request.max_pairs);  // upper bounds, for messages
+  plan.measured_runs = int(2 * request.max_pairs);  // upper bounds, for messages
   plan.warmup = 2 * request.plan.warmup;
   auto result = run_session(plan, {}, ready, schedule);
   LiveRun out{std::move(result.record), result.exit_status};

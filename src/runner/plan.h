@@ -56,7 +56,10 @@ struct Plan {
   std::vector<int> cpus;          // pin targets; empty with --no-pin
   bool pin = true;
   std::string cpu_reason;         // why these CPUs (printed and recorded)
-  int runs = 10;
+  // How many process runs are measured (--runs), after `warmup` warm-up runs. ("runs" alone meant
+  // three things: this count; the record's samples, RunRecord::samples, warm-ups included; and,
+  // under --windows, the windows those samples are, beside the process runs, RunRecord::process_runs.)
+  int measured_runs = 10;
   int warmup = 1;
   std::vector<std::string> events;  // libpfm4 event names (-e); empty = default set
   bool counters = true;

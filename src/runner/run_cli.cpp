@@ -129,7 +129,7 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   if (a.warmup < 0) throw Error(fmt::format("--warmup cannot be negative (got {})", a.warmup));
   p.counters = !a.no_counters;
   if (a.no_counters && !a.events.empty()) throw Error("--events and --no-counters contradict each other: choose one");
-  p.runs = a.runs;
+  p.measured_runs = a.runs;
   p.warmup = a.warmup;
   p.setup = make_setup(a);
   const auto available = sys::read_cpu_availability();
@@ -171,22 +171,22 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   if (a.runs_auto && p.windows.on)
     throw Error("--runs auto repeats the command until its median is known; with a --windows mode the harness "
                 "repeats by itself: give --runs N, or set the harness's own repetitions");
-  if (a.runs_auto) p.runs = a.max_runs;  // the upper bound (messages); auto_schedule decides
+  if (a.runs_auto) p.measured_runs = a.max_runs;  // the upper bound (messages); auto_schedule decides
   // A harness (Google Benchmark, hyperfine, pyperf, a benchmark marking its windows) repeats and
   // warms up by itself: its windows are the repetitions, so it runs once, with no warm-up run of
   // its own, unless the user asks for more.
   if (p.windows.on) {
-    if (!a.runs_given) p.runs = 1;
+    if (!a.runs_given) p.measured_runs = 1;
     if (!a.warmup_given) p.warmup = 0;
     p.harness_runs_once = !a.runs_given && !a.warmup_given;
   }
   // pyperf writes its -o file once and refuses to overwrite it: a second run of it would fail.
-  if (p.windows.harness == "pyperf" && p.runs + p.warmup > 1)
+  if (p.windows.harness == "pyperf" && p.measured_runs + p.warmup > 1)
     if (auto out = runner::pyperf_output_in_command(p.command); out && !out->append)
       throw Error(fmt::format("--windows pyperf with {} runs: pyperf refuses to overwrite its {} file, so its second "
                               "run would fail. Use --append FILE instead (pyperf adds each run's values to it), or "
                               "run it once (no --runs or --warmup: pyperf repeats by itself)",
-                              p.runs + p.warmup, out->option));
+                              p.measured_runs + p.warmup, out->option));
   if (!a.events.empty()) {
     std::string item;
     for (char c : a.events + ",") {

@@ -150,7 +150,7 @@ std::unique_ptr<probes::Counters> open_counters(const Plan& plan, RunRecord& rec
 class Session {
  public:
   explicit Session(const Plan& plan);
-  // Repetition `i`: the schedule's, or without one plan.warmup warm-ups then plan.runs runs;
+  // Repetition `i`: the schedule's, or without one plan.warmup warm-ups then plan.measured_runs runs;
   // nullopt when the session is over.
   std::optional<Step> next_step(int i, const Schedule& schedule) const;
   // Runs and records repetition `i`; false when it ends the session (failed or interrupted).
@@ -206,7 +206,7 @@ Session::Session(const Plan& plan)
                     return tasks ? std::move(*tasks) : sys::read_task_times();
                   }),
       pinned_cpus_(plan.pin ? plan.cpus : std::vector<int>{}),
-      total_(plan.warmup + plan.runs) {
+      total_(plan.warmup + plan.measured_runs) {
   for (const auto& u : probe_.unavailable()) rec_.add_unavailable(u.probe, u.reason);
   if (plan.windows.on) {
     windows_.emplace(*probe_.markers(), lookup_command(plan.command[0]).path, plan);
@@ -308,12 +308,12 @@ Session::Collected Session::collect(int i, const Step& step, const ChildResult& 
 
 void Session::record(int i, const Step& step, const ChildResult& r, Collected c) {
   if (!windows_) {
-    rec_.runs.push_back(std::move(c.sample));
+    rec_.samples.push_back(std::move(c.sample));
   } else if (!record_windows(rec_, c.sample, c.events, c.marks, plan_.windows.warmup)) {
     // A benchmark that failed before marking anything keeps its process run as the entry, so
     // the report says how it failed; one that ran fine but marked nothing is told how to mark.
     if (r.exit_status == 0 && !r.forwarded_signal) throw Error(windows_->no_window_message(i));
-    rec_.runs.push_back(std::move(c.sample));
+    rec_.samples.push_back(std::move(c.sample));
   }
   if (tl_) record_timeline(*tl_, probe_, rec_, i, step.warmup, r.start_ns, r.start_ns + r.wall_ns,
                            windows_ ? &c.marks : nullptr);
@@ -324,7 +324,7 @@ SessionResult Session::finish() {
   if (unseen_switches_) rec_.warnings.push_back(unseen_switches_warning(unseen_switches_));
   if (tl_) finish_timeline(*tl_, probe_, rec_, plan_.timeline);
   if (windows_)
-    if (auto w = windows_->cost_warning(rec_.runs)) rec_.warnings.push_back(*w);
+    if (auto w = windows_->cost_warning(rec_.samples)) rec_.warnings.push_back(*w);
   rec_.lost_events = probe_.lost_events() - lost_at_start_;
   rec_.summary = summarize(rec_);
   if (repetitions_ > 1) timing::mark(fmt::format("{} more repetitions", repetitions_ - 1));

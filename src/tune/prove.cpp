@@ -41,7 +41,8 @@ bool seen(double ns, double count) { return ns > 0 || count > 0; }
 nlohmann::json record_json(const RunRecord& rec) { return report::run_document(rec, report::analyze(rec)); }
 
 runner::SessionResult run_half(const runner::Plan& plan, const char* what, bool quiet) {
-  if (!quiet) fmt::print(stderr, "noisewatch: {}: {} runs on CPU {}\n", what, plan.runs, sys::format_cpulist(plan.cpus));
+  if (!quiet)
+    fmt::print(stderr, "noisewatch: {}: {} runs on CPU {}\n", what, plan.measured_runs, sys::format_cpulist(plan.cpus));
   bool tty = isatty(STDERR_FILENO);
   auto progress = [&](const RunSample& s, int total) {
     if (quiet || !tty) return;
@@ -108,7 +109,7 @@ int prove(const ProveArgs& a) {
   plan.command = a.command;
   plan.cpus = make_targets(live, a.cpu).cpus;
   plan.cpu_reason = fmt::format("CPU {} (tune prove)", sys::format_cpulist(plan.cpus));
-  plan.runs = a.runs;
+  plan.measured_runs = a.runs;
   plan.warmup = a.warmup;
   if (geteuid() != 0) throw Error("tune prove changes /proc and /sys between its halves: run it as root");
   auto found = runner::lookup_command(plan.command[0]);

@@ -25,7 +25,7 @@ RunRecord two_benchmarks() {
     }
     r.noise.push_back({"preemption:kworker", 1, 10'000'000, 10'000'000, nullptr});
   });
-  rec.runs.erase(rec.runs.begin());  // no warm-up window
+  rec.samples.erase(rec.samples.begin());  // no warm-up window
   rec.warmup_windows = 0;
   RunSample process;
   process.wall_ns = 31'000'000'000;
