@@ -76,12 +76,9 @@ void adapt_to_windows(const RunRecord& rec, std::vector<Recommendation>& recs) {
   // How this record's windows were cut, as the option that cuts them again.
   std::string mode = "--windows";
   if (rec.windows_exec) mode = "--windows-exec " + knobs::shell_quote(*rec.windows_exec);
-  if (rec.windows_at && rec.windows_at->contains("spec") && (*rec.windows_at)["spec"].is_string())
-    mode = "--windows-at " + knobs::shell_quote((*rec.windows_at)["spec"].get<std::string>());
-  if (rec.windows_harness && rec.windows_harness->contains("name") && (*rec.windows_harness)["name"].is_string())
-    mode = "--windows " + knobs::shell_quote((*rec.windows_harness)["name"].get<std::string>());
-  const std::string harness =
-      rec.windows_harness && rec.windows_harness->is_object() ? rec.windows_harness->value("name", "") : "";
+  if (rec.windows_at) mode = "--windows-at " + knobs::shell_quote(rec.windows_at->spec);
+  if (rec.windows_harness) mode = "--windows " + knobs::shell_quote(rec.windows_harness->name);
+  const std::string harness = rec.windows_harness ? rec.windows_harness->name : "";
   for (auto& r : recs) {
     for (auto& cmd : r.commands) {
       // `noisewatch [options] -- CMD`, not its other subcommands (check, tune, ...). Only

@@ -110,9 +110,8 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
                                 processes == 1 ? "" : "s", m.warmups);
   } else {
     m.repetitions = fmt::format("{} runs + {} warm-up", m.summary.runs, m.warmups);
-    if (rec.runs_auto && rec.runs_auto->value("reached", false) && rec.runs_auto->contains("achieved_percent"))
-      m.repetitions += fmt::format(" (--runs auto: median within ±{:.2f} %)",
-                                   (*rec.runs_auto)["achieved_percent"].get<double>());
+    if (rec.runs_auto && rec.runs_auto->reached && rec.runs_auto->achieved_percent)
+      m.repetitions += fmt::format(" (--runs auto: median within ±{:.2f} %)", *rec.runs_auto->achieved_percent);
   }
   m.cpus = rec.pinned && !rec.cpus.empty() ? sys::format_cpulist(rec.cpus) : "not pinned";
   m.host = rec.host;

@@ -291,11 +291,10 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
     if (!a.quiet) {
       const auto& ra = *result.record.runs_auto;
       fmt::print(stderr, "noisewatch: --runs auto: {} runs; the median is known within {} ({} %){}\n",
-                 ra["runs"].get<int>(),
-                 ra["achieved_percent"].is_null() ? std::string("no bound yet")
-                                                  : fmt::format("±{:.2f} %", ra["achieved_percent"].get<double>()),
-                 ra["confidence_percent"].get<double>(),
-                 ra["reached"].get<bool>() ? "" : fmt::format(", not ±{:g} %: --max-runs {} reached", a.precision, a.max_runs));
+                 ra.measured_runs,
+                 ra.achieved_percent ? fmt::format("±{:.2f} %", *ra.achieved_percent) : std::string("no bound yet"),
+                 ra.confidence_percent,
+                 ra.reached ? "" : fmt::format(", not ±{:g} %: --max-runs {} reached", a.precision, a.max_runs));
     }
   }
   timing::mark("probe teardown");

@@ -71,18 +71,18 @@ void note_windows(RunRecord& rec, const Plan& plan, const WindowSession& windows
   rec.warmup_windows = plan.windows.warmup;
   if (!plan.windows.exec.empty()) rec.windows_exec = plan.windows.exec;
   if (plan.windows.call)
-    rec.windows_at = nlohmann::json{{"spec", plan.windows.at},
-                                    {"binary", plan.windows.call->binary},
-                                    {"symbol", plan.windows.call->symbol},
-                                    {"function", plan.windows.call->shown}};
-  if (!plan.windows.harness.empty()) rec.windows_harness = nlohmann::json{{"name", plan.windows.harness}};
+    rec.windows_at = WindowsAt{.spec = plan.windows.at,
+                               .binary = plan.windows.call->binary,
+                               .symbol = plan.windows.call->symbol,
+                               .function = plan.windows.call->shown};
+  if (!plan.windows.harness.empty()) rec.windows_harness = WindowsHarness{.name = plan.windows.harness};
   if (plan.windows.harness == "gbench") {  // its functions are the harness's, not a --windows-at
     rec.windows_at.reset();
-    (*rec.windows_harness)["binary"] = plan.windows.call->binary;
-    (*rec.windows_harness)["output"] = windows.harness_output();
+    rec.windows_harness->binary = plan.windows.call->binary;
+    rec.windows_harness->output = windows.harness_output();
   }
   if (plan.windows.harness == "pyperf" && !windows.harness_output().empty())
-    (*rec.windows_harness)["output"] = windows.harness_output();
+    rec.windows_harness->output = windows.harness_output();
 }
 
 // A failed or interrupted repetition ends the session: its status and the warning that says so.

@@ -25,7 +25,7 @@ RunRecord live_record(int pairs, double ratio, double sd, const Inject& inject =
   rec.command = {"./a"};
   rec.cpus = {1};
   rec.host = {"synthetic", "6.18", "Test CPU", false, 2};
-  rec.compare_sides = nlohmann::json{{"A", {"./a"}}, {"B", {"./b"}}, {"max_pairs", 100}};
+  rec.compare_sides = CompareSides{.a = {"./a"}, .b = {"./b"}, .max_pairs = 100};
   int index = 0;
   for (int p = -1; p < pairs; ++p)
     for (const char* side : {kSideA, kSideB}) {

@@ -395,7 +395,7 @@ TEST(WindowAdvice, NoisewatchCommandsKeepWindowsAndCountProcessRuns) {
   EXPECT_EQ(harness[0].commands[0], "noisewatch --windows-exec bench --runs 10 -- hyperfine -N --runs 20 --warmup 2 ./bench");
   // Google Benchmark's repetitions are cut again by --windows gbench.
   rec.windows_exec.reset();
-  rec.windows_harness = nlohmann::json{{"name", "gbench"}};
+  rec.windows_harness = WindowsHarness{.name = "gbench"};
   std::vector<Recommendation> gbench = {
       {"more-runs", "Measure more runs", {"noisewatch --runs 95 -- ./bm --benchmark_repetitions=10"}, {}, false, "", 0}};
   report::adapt_to_windows(rec, gbench);
