@@ -14,7 +14,7 @@
 namespace nw::report {
 
 bool is_windows_record(const RunRecord& rec) {
-  return rec.warmup_windows.has_value() || std::any_of(rec.runs.begin(), rec.runs.end(), [](const RunSample& r) {
+  return rec.warmup_windows.has_value() || std::any_of(rec.samples.begin(), rec.samples.end(), [](const RunSample& r) {
            return r.window.has_value();
          });
 }
@@ -69,7 +69,7 @@ std::optional<std::vector<std::string>> with_harness_repetitions(const std::stri
 void adapt_to_windows(const RunRecord& rec, std::vector<Recommendation>& recs) {
   if (!is_windows_record(rec)) return;
   std::set<int> process_runs;
-  for (const auto& r : rec.runs)
+  for (const auto& r : rec.samples)
     if (r.window) process_runs.insert(r.process_run.value_or(0));
   const double per_process =
       process_runs.empty() ? 1.0 : std::max(1.0, double(rec.measured().size()) / double(process_runs.size()));
@@ -77,12 +77,9 @@ void adapt_to_windows(const RunRecord& rec, std::vector<Recommendation>& recs) {
   // How this record's windows were cut, as the option that cuts them again.
   std::string mode = "--windows";
   if (rec.windows_exec) mode = "--windows-exec " + shell_quote(*rec.windows_exec);
-  if (rec.windows_at && rec.windows_at->contains("spec") && (*rec.windows_at)["spec"].is_string())
-    mode = "--windows-at " + shell_quote((*rec.windows_at)["spec"].get<std::string>());
-  if (rec.windows_harness && rec.windows_harness->contains("name") && (*rec.windows_harness)["name"].is_string())
-    mode = "--windows " + shell_quote((*rec.windows_harness)["name"].get<std::string>());
-  const std::string harness =
-      rec.windows_harness && rec.windows_harness->is_object() ? rec.windows_harness->value("name", "") : "";
+  if (rec.windows_at) mode = "--windows-at " + shell_quote(rec.windows_at->spec);
+  if (rec.windows_harness) mode = "--windows " + shell_quote(rec.windows_harness->name);
+  const std::string harness = rec.windows_harness ? rec.windows_harness->name : "";
   for (auto& r : recs) {
     for (auto& cmd : r.commands) {
       // `noisewatch [options] -- CMD`, not its other subcommands (check, tune, ...). Only

@@ -64,18 +64,17 @@ void analyze_by_label(const RunRecord& rec, const std::vector<std::string>& labe
 // --runs auto that hit --max-runs: how far the median was from the asked precision, and the
 // sources whose variance kept its interval wide (the attribution's largest shares).
 std::optional<std::string> runs_auto_warning(const RunRecord& rec, const Analysis& a) {
-  if (!rec.runs_auto || rec.runs_auto->value("reached", true)) return std::nullopt;
+  if (!rec.runs_auto || rec.runs_auto->reached) return std::nullopt;
   const auto& ra = *rec.runs_auto;
-  std::string achieved = ra.contains("achieved_percent") && ra["achieved_percent"].is_number()
-                             ? fmt::format("±{:.2f} %", ra["achieved_percent"].get<double>())
-                             : std::string("no bound at all");
+  std::string achieved =
+      ra.achieved_percent ? fmt::format("±{:.2f} %", *ra.achieved_percent) : std::string("no bound at all");
   std::vector<std::string> sources;
   for (const auto& row : a.attribution.rows) {
     if (sources.size() == 3) break;
     if (row.share >= 0.05) sources.push_back(fmt::format("{} ({})", row.source, format_percent(row.share, 0)));
   }
   return fmt::format("--runs auto stopped at --max-runs {}: the median is known within {}, not ±{:g} %{}",
-                     ra.value("max_runs", 0), achieved, ra.value("precision_percent", 0.0),
+                     ra.max_runs, achieved, ra.precision_percent,
                      sources.empty() ? std::string(".")
                                      : fmt::format("; the variance came from {}", fmt::join(sources, ", ")));
 }

@@ -48,7 +48,7 @@ namespace {
 
 // Google Benchmark's repetitions are labelled with the benchmark's name (runner/gbench_windows.h).
 bool harness_names_benchmarks(const RunRecord& rec) {
-  return rec.windows_harness && rec.windows_harness->is_object() && rec.windows_harness->value("name", "") == "gbench";
+  return rec.windows_harness && rec.windows_harness->name == "gbench";
 }
 
 }  // namespace

@@ -74,8 +74,7 @@ void chart_runs(const RunRecord& rec, const Analysis& a, ReportModel& m) {
   for (size_t i = 0; i < matrix.runs(); ++i) {
     RunBar bar;
     bar.run = matrix.run_index[i];
-    if (auto it = std::find_if(rec.runs.begin(), rec.runs.end(), [&](const RunSample& r) { return r.index == bar.run; });
-        it != rec.runs.end())
+    if (auto it = std::ranges::find(rec.samples, bar.run, &RunSample::index); it != rec.samples.end())
       bar.label = label_text(it->label);
     bar.wall_ns = matrix.wall_ns[i];
     bar.outlier = outliers.count(bar.run) > 0;
@@ -104,7 +103,7 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
   m.command = join_command(rec.command);
   m.headline = a.headline;
   m.summary = a.summary;
-  for (const auto& run : rec.runs) m.warmups += run.warmup;
+  for (const auto& run : rec.samples) m.warmups += run.warmup;
   if (rec.warmup_windows) {
     const auto processes = std::count_if(rec.process_runs.begin(), rec.process_runs.end(),
                                          [](const RunSample& p) { return !p.warmup; });
@@ -112,9 +111,8 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
                                 processes == 1 ? "" : "s", m.warmups);
   } else {
     m.repetitions = fmt::format("{} runs + {} warm-up", m.summary.runs, m.warmups);
-    if (rec.runs_auto && rec.runs_auto->value("reached", false) && rec.runs_auto->contains("achieved_percent"))
-      m.repetitions += fmt::format(" (--runs auto: median within ±{:.2f} %)",
-                                   (*rec.runs_auto)["achieved_percent"].get<double>());
+    if (rec.runs_auto && rec.runs_auto->reached && rec.runs_auto->achieved_percent)
+      m.repetitions += fmt::format(" (--runs auto: median within ±{:.2f} %)", *rec.runs_auto->achieved_percent);
   }
   m.cpus = rec.pinned && !rec.cpus.empty() ? sys::format_cpulist(rec.cpus) : "not pinned";
   m.host = rec.host;

@@ -43,7 +43,7 @@ std::string share_phrase(const AttributedSource& r) {
 std::optional<FailedStart> failed_start(const RunRecord& rec) {
   for (const auto* r : rec.measured())
     if (r->exit_status == 0) return std::nullopt;
-  for (const auto& r : rec.runs) {
+  for (const auto& r : rec.samples) {
     if (r.interrupted || r.exit_status == 0) continue;
     FailedStart f{r.index, r.warmup, r.exit_status, r.signal, {}};
     std::string how = r.signal ? fmt::format("was killed by signal {}", *r.signal)

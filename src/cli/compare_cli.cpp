@@ -64,9 +64,9 @@ int run_live_record(const CompareArgs& a, const compare::Options& options) {
                             a.base));
   // The decision is the record's, at its confidence; --threshold may ask another margin.
   compare::Options o = options;
-  o.alpha = rec.compare_sides->value("alpha", o.alpha);
-  if (!a.threshold_given) o.threshold_percent = rec.compare_sides->value("threshold_percent", o.threshold_percent);
-  auto c = runner::live_comparison(rec, o, rec.compare_sides->value("max_pairs", size_t(0)));
+  o.alpha = rec.compare_sides->alpha.value_or(o.alpha);
+  if (!a.threshold_given) o.threshold_percent = rec.compare_sides->threshold_percent.value_or(o.threshold_percent);
+  auto c = runner::live_comparison(rec, o, rec.compare_sides->max_pairs);
   write_document(render_as(compare::compare_formats(), a.format.empty() ? "text" : a.format, c, false), a.output);
   return runner::live_exit_status(c, 0);
 }

@@ -129,7 +129,7 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   if (a.warmup < 0) throw Error(fmt::format("--warmup cannot be negative (got {})", a.warmup));
   p.counters = !a.no_counters;
   if (a.no_counters && !a.events.empty()) throw Error("--events and --no-counters contradict each other: choose one");
-  p.runs = a.runs;
+  p.measured_runs = a.runs;
   p.warmup = a.warmup;
   p.setup = make_setup(a);
   const auto available = sys::read_cpu_availability();
@@ -168,25 +168,25 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   if (a.no_pin || a.cpu == "auto")
     if (auto note = sys::unavailable_note(available.unavailable()); !note.empty()) p.cpu_reason += "; " + note;
   apply_window_options(p, a.win);
-  if (a.runs_auto && p.windows)
+  if (a.runs_auto && p.windows.on)
     throw Error("--runs auto repeats the command until its median is known; with a --windows mode the harness "
                 "repeats by itself: give --runs N, or set the harness's own repetitions");
-  if (a.runs_auto) p.runs = a.max_runs;  // the upper bound (messages); auto_schedule decides
+  if (a.runs_auto) p.measured_runs = a.max_runs;  // the upper bound (messages); auto_schedule decides
   // A harness (Google Benchmark, hyperfine, pyperf, a benchmark marking its windows) repeats and
   // warms up by itself: its windows are the repetitions, so it runs once, with no warm-up run of
   // its own, unless the user asks for more.
-  if (p.windows) {
-    if (!a.runs_given) p.runs = 1;
+  if (p.windows.on) {
+    if (!a.runs_given) p.measured_runs = 1;
     if (!a.warmup_given) p.warmup = 0;
     p.harness_runs_once = !a.runs_given && !a.warmup_given;
   }
   // pyperf writes its -o file once and refuses to overwrite it: a second run of it would fail.
-  if (p.windows_harness == "pyperf" && p.runs + p.warmup > 1)
+  if (p.windows.harness == "pyperf" && p.measured_runs + p.warmup > 1)
     if (auto out = runner::pyperf_output_in_command(p.command); out && !out->append)
       throw Error(fmt::format("--windows pyperf with {} runs: pyperf refuses to overwrite its {} file, so its second "
                               "run would fail. Use --append FILE instead (pyperf adds each run's values to it), or "
                               "run it once (no --runs or --warmup: pyperf repeats by itself)",
-                              p.runs + p.warmup, out->option));
+                              p.measured_runs + p.warmup, out->option));
   if (!a.events.empty()) {
     std::string item;
     for (char c : a.events + ",") {
@@ -217,8 +217,8 @@ void resolve_gbench(runner::Plan& plan, const std::string& executable) {
     throw Error(fmt::format("--windows gbench: {} has Google Benchmark's State::StartKeepRunning() in {} but its "
                             "FinishKeepRunning() in {}: link one copy of the library",
                             executable, start.binary, finish.binary));
-  plan.windows_call = runner::Plan::CallSite{start.binary, start.name, start.shown, start.file_offset};
-  plan.windows_call_close = runner::Plan::CallSite{finish.binary, finish.name, finish.shown, finish.file_offset};
+  plan.windows.call = runner::WindowPlan::CallSite{start.binary, start.name, start.shown, start.file_offset};
+  plan.windows.call_close = runner::WindowPlan::CallSite{finish.binary, finish.name, finish.shown, finish.file_offset};
   // Every release has them (they are the benchmark's API); without them in the same file the
   // window would be the whole State, paused set-up included: refused rather than misleading.
   probes::CallSymbol pause, resume;
@@ -232,8 +232,8 @@ void resolve_gbench(runner::Plan& plan, const std::string& executable) {
                             "PauseTiming() and ResumeTiming() (which cut a repetition's paused time out of it): link "
                             "one copy of the library",
                             executable, start.binary));
-  plan.windows_timer_stop = runner::Plan::CallSite{pause.binary, pause.name, pause.shown, pause.file_offset};
-  plan.windows_timer_start = runner::Plan::CallSite{resume.binary, resume.name, resume.shown, resume.file_offset};
+  plan.windows.timer_stop = runner::WindowPlan::CallSite{pause.binary, pause.name, pause.shown, pause.file_offset};
+  plan.windows.timer_start = runner::WindowPlan::CallSite{resume.binary, resume.name, resume.shown, resume.file_offset};
   (void)runner::gbench_out_in_command(plan.command);
 }
 
@@ -246,11 +246,11 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
     fmt::print(stderr, "noisewatch: {}\n", found.message);
     return found.status;
   }
-  if (!plan.windows_at.empty()) {
-    probes::CallSymbol f = probes::resolve_call_symbol(plan.windows_at, found.path);
-    plan.windows_call = runner::Plan::CallSite{f.binary, f.name, f.shown, f.file_offset};
+  if (!plan.windows.at.empty()) {
+    probes::CallSymbol f = probes::resolve_call_symbol(plan.windows.at, found.path);
+    plan.windows.call = runner::WindowPlan::CallSite{f.binary, f.name, f.shown, f.file_offset};
   }
-  if (plan.windows_harness == "gbench") resolve_gbench(plan, found.path);
+  if (plan.windows.harness == "gbench") resolve_gbench(plan, found.path);
   bool tty = isatty(STDERR_FILENO);
   auto ready = [&] {
     if (a.quiet) return;
@@ -259,12 +259,12 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
                          "each window is a repetition (--runs N runs it N times)\n");
     fmt::print(stderr, "noisewatch: {}\n", plan.pin ? "pinned to " + plan.cpu_reason : plan.cpu_reason);
     if (plan.setup.any()) fmt::print(stderr, "noisewatch: the benchmark runs with {}\n", setup_text(plan.setup));
-    if (plan.windows_call_close)
+    if (plan.windows.call_close)
       fmt::print(stderr, "noisewatch: a window is each repetition Google Benchmark times (in {})\n",
-                 plan.windows_call->binary);
-    else if (plan.windows_call)
-      fmt::print(stderr, "noisewatch: a window is each call of {} ({}, in {})\n", plan.windows_call->shown,
-                 plan.windows_call->symbol, plan.windows_call->binary);
+                 plan.windows.call->binary);
+    else if (plan.windows.call)
+      fmt::print(stderr, "noisewatch: a window is each call of {} ({}, in {})\n", plan.windows.call->shown,
+                 plan.windows.call->symbol, plan.windows.call->binary);
   };
   auto progress = [&](const RunSample& s, int total) {
     if (a.quiet || !tty) return;
@@ -291,11 +291,10 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
     if (!a.quiet) {
       const auto& ra = *result.record.runs_auto;
       fmt::print(stderr, "noisewatch: --runs auto: {} runs; the median is known within {} ({} %){}\n",
-                 ra["runs"].get<int>(),
-                 ra["achieved_percent"].is_null() ? std::string("no bound yet")
-                                                  : fmt::format("±{:.2f} %", ra["achieved_percent"].get<double>()),
-                 ra["confidence_percent"].get<double>(),
-                 ra["reached"].get<bool>() ? "" : fmt::format(", not ±{:g} %: --max-runs {} reached", a.precision, a.max_runs));
+                 ra.measured_runs,
+                 ra.achieved_percent ? fmt::format("±{:.2f} %", *ra.achieved_percent) : std::string("no bound yet"),
+                 ra.confidence_percent,
+                 ra.reached ? "" : fmt::format(", not ±{:g} %: --max-runs {} reached", a.precision, a.max_runs));
     }
   }
   timing::mark("probe teardown");

@@ -89,18 +89,18 @@ void apply_window_options(runner::Plan& p, const WindowArgs& a) {
                 "(--windows: the benchmark marks its windows, --windows gbench: Google Benchmark's repetitions; "
                 "--windows-exec COMM: each process running COMM is one; --windows-at SYMBOL: each call of the "
                 "function is one)");
-  p.windows = !a.windows.empty() || !a.windows_exec.empty() || !a.windows_at.empty();
-  if (a.windows != "marks") p.windows_harness = a.windows;
+  p.windows.on = !a.windows.empty() || !a.windows_exec.empty() || !a.windows_at.empty();
+  if (a.windows != "marks") p.windows.harness = a.windows;
   // hyperfine starts a process per run: its runs are exec windows of the program it benchmarks.
-  if (a.windows == "hyperfine") p.windows_exec = exec_window_comm(runner::hyperfine_program(p.command));
-  if (!a.windows_exec.empty()) p.windows_exec = exec_window_comm(a.windows_exec);
-  p.windows_at = a.windows_at;
-  if (a.warmup_windows && !p.windows)
+  if (a.windows == "hyperfine") p.windows.exec = exec_window_comm(runner::hyperfine_program(p.command));
+  if (!a.windows_exec.empty()) p.windows.exec = exec_window_comm(a.windows_exec);
+  p.windows.at = a.windows_at;
+  if (a.warmup_windows && !p.windows.on)
     throw Error("--warmup-windows needs --windows, --windows-exec or --windows-at (it drops the first windows of each "
                 "process run)");
   if (a.warmup_windows && *a.warmup_windows < 0)
     throw Error(fmt::format("--warmup-windows cannot be negative (got {})", *a.warmup_windows));
-  p.warmup_windows = a.warmup_windows.value_or(0);
+  p.windows.warmup = a.warmup_windows.value_or(0);
   if (!a.threshold.empty() && a.timeline.empty())
     throw Error("--timeline-threshold needs --timeline FILE (the file the events go to)");
   if (!a.threshold.empty()) p.timeline_threshold_ns = parse_threshold_ns(a.threshold);

@@ -75,7 +75,7 @@ std::vector<Benchmark> parse_noisewatch(const json& j, InputFile& in) {
   // record) by name.
   // A pyperf record whose windows were not paired with pyperf's JSON (no -o in the command) has
   // them labelled with the program's name: one benchmark named by the command, as before.
-  const std::string harness = rec.windows_harness ? rec.windows_harness->value("name", std::string()) : "";
+  const std::string harness = rec.windows_harness ? rec.windows_harness->name : "";
   const auto measured = rec.measured();
   const bool pyperf_named = harness == "pyperf" && std::any_of(measured.begin(), measured.end(), [](const RunSample* r) {
                               return r->harness_duration_ns.has_value();

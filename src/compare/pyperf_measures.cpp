@@ -12,7 +12,7 @@ namespace nw::compare {
 bool is_pyperf_windows_record(const InputFile& in) {
   if (in.format != InputFormat::noisewatch || in.benchmarks.empty() || !in.benchmarks[0].record) return false;
   const auto& h = in.benchmarks[0].record->windows_harness;
-  return h && h->value("name", std::string()) == "pyperf";
+  return h && h->name == "pyperf";
 }
 
 namespace {

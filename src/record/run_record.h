@@ -164,6 +164,39 @@ struct Unavailable {
   std::string probe, reason;
 };
 
+// --windows-at: the function whose outermost calls are windows.
+struct WindowsAt {
+  std::string spec;      // as given: SYMBOL[@LIB]
+  std::string binary;    // the file defining it
+  std::string symbol;    // its symbol-table name
+  std::string function;  // demangled
+};
+
+// --windows NAME: the harness whose repetitions are windows ("gbench", "hyperfine", "pyperf"), the
+// file defining its functions (gbench) and the JSON output it read (gbench, pyperf).
+struct WindowsHarness {
+  std::string name;
+  std::optional<std::string> binary, output;
+};
+
+// Live compare: the commands the samples labelled "A" and "B" ran (`command` is A's), and the
+// settings its decision used (absent ones: compare's own defaults).
+struct CompareSides {
+  std::vector<std::string> a, b;
+  size_t max_pairs = 0, min_pairs = 0;
+  std::optional<double> threshold_percent, alpha;
+};
+
+// --runs auto: how precisely the median was known when the runs stopped.
+struct RunsAuto {
+  double precision_percent = 0;  // asked (--precision)
+  int max_runs = 0;              // --max-runs
+  double confidence_percent = 0;
+  size_t measured_runs = 0;      // the JSON's "runs": the measured runs when they stopped
+  bool reached = false;          // whether the median was known within precision_percent
+  std::optional<double> achieved_percent;  // how closely it was; none (null) while unbounded
+};
+
 struct RunRecord {
   std::string schema = "noisewatch.run/1";
   std::string version;
@@ -172,7 +205,10 @@ struct RunRecord {
   bool pinned = true;
   std::string cpu_reason;              // why this CPU was chosen
   HostInfo host;
-  std::vector<RunSample> runs;
+  // What the statistics read, warm-ups included (the JSON's "runs"): one sample per process run,
+  // or under --windows one per window (the process runs are then process_runs). measured() leaves
+  // out the warm-ups and the interrupted.
+  std::vector<RunSample> samples;
   Summary summary;
   std::vector<Attribution> attribution;
   std::vector<Recommendation> recommendations;
@@ -184,22 +220,15 @@ struct RunRecord {
   // How the benchmark process was set up (--no-aslr, --fifo, --nice, --clean-env, --env) and the
   // machine tuning in force (--tune); null when none of them was asked for.
   nlohmann::json setup = nullptr;
-  // --windows: runs[] holds windows; these are the process runs they came from, each with its
+  // --windows: `samples` holds windows; these are the process runs they came from, each with its
   // whole-process figures and all its noise (inside windows and between them).
   std::vector<RunSample> process_runs;
   std::optional<int> warmup_windows;   // set with --windows
   std::optional<std::string> windows_exec;  // --windows-exec COMM: the program whose runs are windows
-  // --windows-at: {"spec", "binary", "symbol", "function"}: the function whose calls are windows.
-  std::optional<nlohmann::json> windows_at;
-  // --windows NAME: the harness whose repetitions are windows ("gbench"), with
-  // {"name", "binary", "output"}: the file defining its functions and the JSON output it read.
-  std::optional<nlohmann::json> windows_harness;
-  // Live compare: {"A": [command...], "B": [command...]}, the commands the runs labelled so ran
-  // (`command` is A's).
-  std::optional<nlohmann::json> compare_sides;
-  // --runs auto: {"precision_percent", "max_runs", "confidence_percent", "runs", "reached",
-  // "achieved_percent"}: how precisely the median was known when the runs stopped.
-  std::optional<nlohmann::json> runs_auto;
+  std::optional<WindowsAt> windows_at;
+  std::optional<WindowsHarness> windows_harness;
+  std::optional<CompareSides> compare_sides;
+  std::optional<RunsAuto> runs_auto;
   std::optional<TimelineSummary> timeline;
 
   std::vector<const RunSample*> measured() const;  // non-warmup, non-interrupted runs
@@ -209,6 +238,7 @@ struct RunRecord {
 // Fills `summary` from the measured runs.
 Summary summarize(const RunRecord& rec);
 
+// The noisewatch.run/1 document (run_record_json.cpp).
 nlohmann::json to_json(const RunRecord& rec);
 // Throws std::runtime_error with a one-line reason when the JSON is not a noisewatch run record.
 RunRecord run_record_from_json(const nlohmann::json& j);

@@ -24,14 +24,14 @@ std::vector<std::string> measured_labels(const RunRecord& rec) {
 
 RunRecord only_label(const RunRecord& rec, const std::string& label) {
   RunRecord out = rec;
-  out.runs.clear();
+  out.samples.clear();
   std::vector<std::string> seen;
-  for (const auto& r : rec.runs) {
+  for (const auto& r : rec.samples) {
     const std::string l = label_text(r.label);
-    if (l == label) out.runs.push_back(r);
+    if (l == label) out.samples.push_back(r);
     if (!l.empty() && std::find(seen.begin(), seen.end(), l) == seen.end()) seen.push_back(l);
   }
-  if (out.runs.empty())
+  if (out.samples.empty())
     throw Error(seen.empty() ? fmt::format("--label {}: the record's windows have no labels", label)
                              : fmt::format("--label {}: no window has that label; its labels: {}", label,
                                            fmt::join(seen, ", ")));

@@ -27,15 +27,15 @@ Schedule auto_schedule(int warmup, const AutoRuns& a) {
   };
 }
 
-nlohmann::json auto_summary(const RunRecord& rec, const AutoRuns& a) {
+RunsAuto auto_summary(const RunRecord& rec, const AutoRuns& a) {
   const auto walls = measured_walls(rec);
   const double precision = stats::median_relative_precision(walls, a.alpha) * 100;
-  return {{"precision_percent", a.precision_percent},
-          {"max_runs", a.max_runs},
-          {"confidence_percent", (1 - a.alpha) * 100},
-          {"runs", walls.size()},
-          {"reached", precision <= a.precision_percent},
-          {"achieved_percent", std::isfinite(precision) ? nlohmann::json(precision) : nlohmann::json(nullptr)}};
+  return {.precision_percent = a.precision_percent,
+          .max_runs = a.max_runs,
+          .confidence_percent = (1 - a.alpha) * 100,
+          .measured_runs = walls.size(),
+          .reached = precision <= a.precision_percent,
+          .achieved_percent = std::isfinite(precision) ? std::optional(precision) : std::nullopt};
 }
 
 }  // namespace nw::runner

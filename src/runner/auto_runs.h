@@ -21,6 +21,6 @@ std::vector<double> measured_walls(const RunRecord& rec);
 Schedule auto_schedule(int warmup, const AutoRuns& a);
 
 // What the record says of it (docs/contracts.md: "runs_auto").
-nlohmann::json auto_summary(const RunRecord& rec, const AutoRuns& a);
+RunsAuto auto_summary(const RunRecord& rec, const AutoRuns& a);
 
 }  // namespace nw::runner

@@ -62,8 +62,10 @@ std::string live_sentence(const SequentialDecision& d, const Options& o, size_t 
 
 InputFile side_input(const RunRecord& rec, const char* side, const std::string& name) {
   RunRecord one = only_label(rec, side);
-  if (rec.compare_sides && rec.compare_sides->contains(side))
-    one.command = (*rec.compare_sides)[side].get<std::vector<std::string>>();
+  if (rec.compare_sides) {
+    const auto& command = std::string_view(side) == kSideA ? rec.compare_sides->a : rec.compare_sides->b;
+    if (!command.empty()) one.command = command;
+  }
   one.compare_sides.reset();
   InputFile in;
   in.label = fmt::format("{}: {}", side, fmt::join(one.command, " "));
@@ -74,7 +76,7 @@ InputFile side_input(const RunRecord& rec, const char* side, const std::string& 
 }
 
 std::string failure_of(const RunRecord& rec) {
-  for (const auto& r : rec.runs)
+  for (const auto& r : rec.samples)
     if (r.exit_status != 0)
       return fmt::format("{} {} {}", label_text(r.label) == kSideB ? "B" : "A",
                          r.warmup ? "(a warm-up)" : fmt::format("(pair {})", r.pair.value_or(0) + 1),
@@ -121,16 +123,16 @@ LiveRun run_live(const LiveRequest& request, const PairProgress& progress, const
     return s;
   };
   Plan plan = request.plan;
-  plan.runs = int(2 * request.max_pairs);  // upper bounds, for messages
+  plan.measured_runs = int(2 * request.max_pairs);  // upper bounds, for messages
   plan.warmup = 2 * request.plan.warmup;
   auto result = run_session(plan, {}, ready, schedule);
   LiveRun out{std::move(result.record), result.exit_status};
-  out.record.compare_sides = nlohmann::json{{kSideA, request.plan.command},
-                                            {kSideB, request.plan.alternatives[0]},
-                                            {"max_pairs", request.max_pairs},
-                                            {"min_pairs", request.min_pairs},
-                                            {"threshold_percent", request.options.threshold_percent},
-                                            {"alpha", request.options.alpha}};
+  out.record.compare_sides = CompareSides{.a = request.plan.command,
+                                         .b = request.plan.alternatives[0],
+                                         .max_pairs = request.max_pairs,
+                                         .min_pairs = request.min_pairs,
+                                         .threshold_percent = request.options.threshold_percent,
+                                         .alpha = request.options.alpha};
   return out;
 }
 
@@ -153,10 +155,8 @@ Comparison live_comparison(const RunRecord& rec, const Options& options, size_t 
 
   Options o = options;
   o.sequential = timing_of(live.decision);
-  const std::vector<std::string> a_cmd = rec.compare_sides ? (*rec.compare_sides)[kSideA].get<std::vector<std::string>>()
-                                                           : rec.command;
-  const std::vector<std::string> b_cmd = rec.compare_sides ? (*rec.compare_sides)[kSideB].get<std::vector<std::string>>()
-                                                           : rec.command;
+  const std::vector<std::string> a_cmd = rec.compare_sides ? rec.compare_sides->a : rec.command;
+  const std::vector<std::string> b_cmd = rec.compare_sides ? rec.compare_sides->b : rec.command;
   live.a_command = a_cmd;
   live.b_command = b_cmd;
   const std::string name = fmt::format("{}", fmt::join(a_cmd, " ")) == fmt::format("{}", fmt::join(b_cmd, " "))

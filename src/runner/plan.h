@@ -20,6 +20,32 @@ struct BenchmarkSetup {
   bool any() const { return no_aslr || fifo || nice || timer_slack_ns || clean_env || !env.empty(); }
 };
 
+// --windows and its variants: what in the benchmark is a repetition (src/runner/window_session.h).
+struct WindowPlan {
+  // --windows: every window the benchmark marks is a repetition. Set by every mode below too.
+  bool on = false;
+  // --windows-exec COMM: each process of the benchmark that execs COMM is a window, from its
+  // execve to its exit. The kernel's name for it: at most 15 bytes.
+  std::string exec;
+  // --windows-at SYMBOL[@LIB]: every outermost call of the function is a window. `at` as given;
+  // `call`, the function it names, once resolved (run_cli: before the run).
+  std::string at;
+  struct CallSite {
+    std::string binary, symbol, shown;  // the file, its symbol-table name, demangled
+    uint64_t file_offset = 0;           // its code's offset in the file (the uprobes' place)
+  };
+  std::optional<CallSite> call;
+  // --windows NAME ("gbench", "hyperfine", "pyperf"): the harness whose repetitions are windows.
+  // gbench (src/runner/gbench_windows.h): `call` is State::StartKeepRunning() and `call_close`
+  // State::FinishKeepRunning(), where the window ends; the window is timed only between its
+  // opener's `timer_start` (State::ResumeTiming()) and `timer_stop` (State::PauseTiming()), when
+  // the library has them.
+  std::string harness;
+  std::optional<CallSite> call_close;
+  std::optional<CallSite> timer_stop, timer_start;
+  int warmup = 0;  // --warmup-windows N: the first N windows of every process run are warm-ups
+};
+
 struct Plan {
   std::vector<std::string> command;
   // Other commands a Schedule (session.h) may run in the same session (live compare: B).
@@ -30,33 +56,15 @@ struct Plan {
   std::vector<int> cpus;          // pin targets; empty with --no-pin
   bool pin = true;
   std::string cpu_reason;         // why these CPUs (printed and recorded)
-  int runs = 10;
+  // How many process runs are measured (--runs), after `warmup` warm-up runs. ("runs" alone meant
+  // three things: this count; the record's samples, RunRecord::samples, warm-ups included; and,
+  // under --windows, the windows those samples are, beside the process runs, RunRecord::process_runs.)
+  int measured_runs = 10;
   int warmup = 1;
   std::vector<std::string> events;  // libpfm4 event names (-e); empty = default set
   bool counters = true;
   BenchmarkSetup setup;
-  // --windows: every window the benchmark marks is a repetition (src/runner/window_session.h).
-  bool windows = false;
-  // --windows-exec COMM (sets `windows` too): each process of the benchmark that execs COMM is a
-  // window, from its execve to its exit. The kernel's name for it: at most 15 bytes.
-  std::string windows_exec;
-  // --windows-at SYMBOL[@LIB] (sets `windows` too): every outermost call of the function is a
-  // window. `windows_at` as given; the function it names, once resolved (run_cli: before the run).
-  std::string windows_at;
-  struct CallSite {
-    std::string binary, symbol, shown;  // the file, its symbol-table name, demangled
-    uint64_t file_offset = 0;           // its code's offset in the file (the uprobes' place)
-  };
-  std::optional<CallSite> windows_call;
-  // --windows gbench (sets `windows` too): each of Google Benchmark's repetitions is a window
-  // (src/runner/gbench_windows.h): `windows_call` is State::StartKeepRunning() and
-  // `windows_call_close` State::FinishKeepRunning(), where the window ends; the window is timed
-  // only between its opener's `windows_timer_start` (State::ResumeTiming()) and
-  // `windows_timer_stop` (State::PauseTiming()), when the library has them.
-  std::string windows_harness;
-  std::optional<CallSite> windows_call_close;
-  std::optional<CallSite> windows_timer_stop, windows_timer_start;
-  int warmup_windows = 0;                   // --warmup-windows N
+  WindowPlan windows;
   // A --windows mode without --runs or --warmup: the harness runs once, no warm-up run (it repeats
   // by itself); said in the first progress line.
   bool harness_runs_once = false;

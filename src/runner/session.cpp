@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <memory>
 #include <optional>
 
 #include <utility>  // Boost 1.74 asio/awaitable.hpp uses std::exchange without it
@@ -56,10 +57,10 @@ void note_machine_limits(RunRecord& rec, const std::vector<int>& cpus, const pro
 
 probes::ProbeOptions probe_options(const Plan& plan) {
   probes::ProbeOptions o;
-  o.windows = plan.windows;
-  o.windows_exec = plan.windows_exec;
-  if (plan.windows_harness == "gbench") o.call = {kGbenchIterationsOffset, true, true};
-  o.windows_exec_as_root = plan.windows_harness == "pyperf";
+  o.windows = plan.windows.on;
+  o.windows_exec = plan.windows.exec;
+  if (plan.windows.harness == "gbench") o.call = {kGbenchIterationsOffset, true, true};
+  o.windows_exec_as_root = plan.windows.harness == "pyperf";
   o.timeline.on = !plan.timeline.empty();
   o.timeline.threshold_ns = plan.timeline_threshold_ns;
   return o;
@@ -67,21 +68,21 @@ probes::ProbeOptions probe_options(const Plan& plan) {
 
 // How the windows of a --windows session are cut, as the record says it.
 void note_windows(RunRecord& rec, const Plan& plan, const WindowSession& windows) {
-  rec.warmup_windows = plan.warmup_windows;
-  if (!plan.windows_exec.empty()) rec.windows_exec = plan.windows_exec;
-  if (plan.windows_call)
-    rec.windows_at = nlohmann::json{{"spec", plan.windows_at},
-                                    {"binary", plan.windows_call->binary},
-                                    {"symbol", plan.windows_call->symbol},
-                                    {"function", plan.windows_call->shown}};
-  if (!plan.windows_harness.empty()) rec.windows_harness = nlohmann::json{{"name", plan.windows_harness}};
-  if (plan.windows_harness == "gbench") {  // its functions are the harness's, not a --windows-at
+  rec.warmup_windows = plan.windows.warmup;
+  if (!plan.windows.exec.empty()) rec.windows_exec = plan.windows.exec;
+  if (plan.windows.call)
+    rec.windows_at = WindowsAt{.spec = plan.windows.at,
+                               .binary = plan.windows.call->binary,
+                               .symbol = plan.windows.call->symbol,
+                               .function = plan.windows.call->shown};
+  if (!plan.windows.harness.empty()) rec.windows_harness = WindowsHarness{.name = plan.windows.harness};
+  if (plan.windows.harness == "gbench") {  // its functions are the harness's, not a --windows-at
     rec.windows_at.reset();
-    (*rec.windows_harness)["binary"] = plan.windows_call->binary;
-    (*rec.windows_harness)["output"] = windows.harness_output();
+    rec.windows_harness->binary = plan.windows.call->binary;
+    rec.windows_harness->output = windows.harness_output();
   }
-  if (plan.windows_harness == "pyperf" && !windows.harness_output().empty())
-    (*rec.windows_harness)["output"] = windows.harness_output();
+  if (plan.windows.harness == "pyperf" && !windows.harness_output().empty())
+    rec.windows_harness->output = windows.harness_output();
 }
 
 // A failed or interrupted repetition ends the session: its status and the warning that says so.
@@ -105,11 +106,17 @@ bool stop_after(const ChildResult& r, int i, int total, RunRecord& rec, int& exi
   return false;
 }
 
-}  // namespace
+// The warning for switches the probe did not see (ProbeSwitches::unseen), summed over the session.
+std::string unseen_switches_warning(uint64_t n) {
+  return fmt::format(
+      "{} context switch{} touching the benchmark went untraced (this kernel hides some tasks from tracing; on "
+      "these VMs, the init agent's threads): the time around {} is reconstructed from the scheduler's runtime, and "
+      "what the hidden task took is charged to the task seen before it or to no source",
+      n, n == 1 ? "" : "es", n == 1 ? "it" : "them");
+}
 
-SessionResult run_session(const Plan& plan, const Progress& progress, const std::function<void()>& ready,
-                          const Schedule& schedule) {
-  require_bpf_privileges();
+// The record's facts known before any repetition.
+SessionResult open_record(const Plan& plan) {
   SessionResult out;
   RunRecord& rec = out.record;
   rec.version = NOISEWATCH_VERSION;
@@ -119,141 +126,223 @@ SessionResult run_session(const Plan& plan, const Progress& progress, const std:
   rec.cpu_reason = plan.cpu_reason;
   rec.host = sys::read_host_info();
   timing::mark("host facts");
-
-  // Signals are caught from here on, so Ctrl-C during probe loading still ends cleanly.
-  boost::asio::io_context io;
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  ::signal(SIGPIPE, SIG_IGN);
-
-  // Counters first: an unknown event name is the user's error and should not wait for BPF.
-  std::optional<probes::Counters> counters;
-  if (plan.counters) {
-    counters.emplace(plan.events);
-    for (const auto& u : counters->unavailable()) rec.add_unavailable(u.probe, u.reason);
-    timing::mark("counters");
-  }
-  probes::NoiseProbe probe(probe_options(plan));
-  for (const auto& u : probe.unavailable()) rec.add_unavailable(u.probe, u.reason);
-  std::optional<WindowSession> windows;
-  if (plan.windows) {
-    windows.emplace(*probe.markers(), lookup_command(plan.command[0]).path, plan);
-    note_windows(rec, plan, *windows);
-  }
-  std::optional<timeline::Recording> tl;
-  if (!plan.timeline.empty()) {
-    tl.emplace();
-    tl->threshold_ns = plan.timeline_threshold_ns;
-  }
-  note_machine_limits(rec, plan.cpus, probe);
-  if (!probe.measures_steal() && rec.host.virtualized)
-    rec.add_unavailable("steal", "this kernel does not account hypervisor steal in the scheduler "
-                                 "(CONFIG_PARAVIRT_TIME_ACCOUNTING): steal comes from /proc/stat in 10 ms ticks, "
-                                 "for the whole CPU");
-  const uint64_t lost_at_start = probe.lost_events();
-  Repetition repetition(io, signals);
-  ThrottleCounter throttle;
-  NeighbourWatch neighbours(plan.cpus, [&] {
-    auto tasks = probe.task_times();
-    return tasks ? std::move(*tasks) : sys::read_task_times();
-  });
-  // The CPUs the benchmark is pinned to; none when it may run anywhere.
-  const std::vector<int> pinned_cpus = plan.pin ? plan.cpus : std::vector<int>{};
-  timing::mark("session setup");
-  if (ready) ready();
-  const int total = plan.warmup + plan.runs;
-  uint64_t unseen_switches = 0;
-
-  int repetitions = 0;
-  for (int i = 0;; ++i) {
-    std::optional<Step> step;
-    if (schedule) step = schedule(rec);
-    else if (i < total) step = Step{.warmup = i < plan.warmup};
-    if (!step) break;
-    ++repetitions;
-    const auto& command = step->command == 0 ? plan.command : plan.alternatives.at(step->command - 1);
-    timing::lap_start();
-    const std::string workdir = step->command < plan.workdirs.size() ? plan.workdirs[step->command] : "";
-    HeldChild child(command, pinned_cpus, plan.setup, workdir);
-    timing::lap("fork and hold");
-    probe.untrack_all();
-    probe.collect(true);  // whatever happened between repetitions is not this one's
-    probe.drain_timeline();
-    timing::lap("probe reset");
-    // The child is blocked waiting for its release (or a few microseconds from it: what it runs
-    // after this read is then counted as the benchmark's).
-    probe.track_held(child.pid(), read_task_runtime(child.pid()));
-    const SwitchCounts before_tracking = read_task_switches(child.pid());
-    const ProbeReading before = read_probe(probe, plan.cpus);
-    if (counters) counters->attach(child.pid());
-
-    if (windows) windows->arm(io, child.pid());
-    timing::lap("arm");
-    // Outside the cgroup's throttle window: the snapshots are noisewatch's own CPU time.
-    neighbours.before(child.pid());
-    timing::lap("neighbours");
-    throttle.start();
-    // (A child preempted on its way to waiting for the release, tracked meanwhile, opened a
-    // blocking span when it blocked: noisewatch's work since then is not the benchmark's.)
-    probe.begin_run();
-    timing::lap("arm");
-    ChildResult r = repetition.run(child);
-    timing::lap("release to exit");
-
-    auto events = probe.collect(true);
-    const auto throttled_ns = throttle.elapsed();
-    timing::lap("collect");
-    auto neighbours_now = neighbours.after();  // a lap of its own: every task's run time
-    timing::lap("neighbours");
-    probes::WindowReadout marks;
-    if (windows) {
-      marks = windows->finish(io, rec.warnings, i);
-      for (auto& e : events) e.window = marks.window_of(e.window);
-    }
-    const ProbeReading after = read_probe(probe, plan.cpus);
-    probe.untrack_all();
-    RepetitionFacts facts{.index = i,
-                          .warmup = step->warmup,
-                          .child = r,
-                          .cgroup_throttled_ns = throttled_ns,
-                          .before_tracking = before_tracking,
-                          .neighbours = std::move(neighbours_now),
-                          .counters = counters ? counters->read_and_close() : std::map<std::string, CounterValue>{}};
-    RunSample s = sample_from(probe.measures_steal(), before, after, std::move(facts), events);
-    s.label = step->label;
-    s.pair = step->pair;
-    rec.interrupted = rec.interrupted || s.interrupted;
-    if (s.probe_switches) unseen_switches += s.probe_switches->unseen;
-    timing::lap("collect");
-    if (progress) progress(s, total);
-    if (!windows) {
-      rec.runs.push_back(std::move(s));
-    } else if (!record_windows(rec, s, events, marks, plan.warmup_windows)) {
-      // A benchmark that failed before marking anything keeps its process run as the entry, so
-      // the report says how it failed; one that ran fine but marked nothing is told how to mark.
-      if (r.exit_status == 0 && !r.forwarded_signal) throw Error(windows->no_window_message(i));
-      rec.runs.push_back(std::move(s));
-    }
-    if (tl) record_timeline(*tl, probe, rec, i, step->warmup, r.start_ns, r.start_ns + r.wall_ns,
-                            windows ? &marks : nullptr);
-
-    timing::lap("record");
-    if (i == 0) timing::mark("first repetition");
-    if (stop_after(r, i, total, rec, out.exit_status)) break;
-  }
-  for (auto& w : probe.untraced_vectors_fired(pinned_cpus)) rec.warnings.push_back(std::move(w));
-  if (unseen_switches)
-    rec.warnings.push_back(fmt::format(
-        "{} context switch{} touching the benchmark went untraced (this kernel hides some tasks from tracing; on "
-        "these VMs, the init agent's threads): the time around {} is reconstructed from the scheduler's runtime, and "
-        "what the hidden task took is charged to the task seen before it or to no source",
-        unseen_switches, unseen_switches == 1 ? "" : "es", unseen_switches == 1 ? "it" : "them"));
-  if (tl) finish_timeline(*tl, probe, rec, plan.timeline);
-  if (windows)
-    if (auto w = windows->cost_warning(rec.runs)) rec.warnings.push_back(*w);
-  rec.lost_events = probe.lost_events() - lost_at_start;
-  rec.summary = summarize(rec);
-  if (repetitions > 1) timing::mark(fmt::format("{} more repetitions", repetitions - 1));
   return out;
+}
+
+// Signals are caught from here on, so Ctrl-C during probe loading still ends cleanly.
+boost::asio::signal_set catch_signals(boost::asio::io_context& io) {
+  ::signal(SIGPIPE, SIG_IGN);
+  return boost::asio::signal_set(io, SIGINT, SIGTERM);
+}
+
+// Counters first: an unknown event name is the user's error and should not wait for BPF.
+std::unique_ptr<probes::Counters> open_counters(const Plan& plan, RunRecord& rec) {
+  if (!plan.counters) return nullptr;
+  auto counters = std::make_unique<probes::Counters>(plan.events);
+  for (const auto& u : counters->unavailable()) rec.add_unavailable(u.probe, u.reason);
+  timing::mark("counters");
+  return counters;
+}
+
+// One session, split the way Google Benchmark's BenchmarkRunner is (DoOneRepetition): the
+// constructor loads the probes and opens the record, do_one_repetition() runs and records one
+// repetition, finish() completes the record. The probes stay loaded across repetitions.
+class Session {
+ public:
+  explicit Session(const Plan& plan);
+  // Repetition `i`: the schedule's, or without one plan.warmup warm-ups then plan.measured_runs runs;
+  // nullopt when the session is over.
+  std::optional<Step> next_step(int i, const Schedule& schedule) const;
+  // Runs and records repetition `i`; false when it ends the session (failed or interrupted).
+  bool do_one_repetition(int i, const Step& step, const Progress& progress);
+  SessionResult finish();
+
+ private:
+  // The held child's figures read just before its release.
+  struct Start {
+    SwitchCounts before_tracking;
+    ProbeReading reading;
+  };
+  // What one repetition left: the probe's events, the windows it marked (--windows), its sample.
+  struct Collected {
+    std::vector<probes::NoiseEvent> events;
+    probes::WindowReadout marks;
+    RunSample sample;
+  };
+  HeldChild hold(const Step& step) const;
+  Start arm(pid_t child);
+  Collected collect(int i, const Step& step, const ChildResult& r, const Start& start);
+  void record(int i, const Step& step, const ChildResult& r, Collected c);
+
+  const Plan& plan_;
+  SessionResult out_;
+  RunRecord& rec_ = out_.record;
+  boost::asio::io_context io_;
+  boost::asio::signal_set signals_;
+  std::unique_ptr<probes::Counters> counters_;  // none with --no-counters
+  probes::NoiseProbe probe_;
+  std::optional<WindowSession> windows_;
+  std::optional<timeline::Recording> tl_;
+  uint64_t lost_at_start_ = 0;
+  Repetition repetition_;
+  ThrottleCounter throttle_;
+  NeighbourWatch neighbours_;
+  const std::vector<int> pinned_cpus_;  // the CPUs the benchmark is pinned to; none when it may run anywhere
+  const int total_;                     // warm-ups and runs, without a schedule
+  uint64_t unseen_switches_ = 0;
+  int repetitions_ = 0;
+};
+
+Session::Session(const Plan& plan)
+    : plan_(plan),
+      out_(open_record(plan)),
+      signals_(catch_signals(io_)),
+      counters_(open_counters(plan, rec_)),
+      probe_(probe_options(plan)),
+      repetition_(io_, signals_),
+      neighbours_(plan.cpus,
+                  [this] {
+                    auto tasks = probe_.task_times();
+                    return tasks ? std::move(*tasks) : sys::read_task_times();
+                  }),
+      pinned_cpus_(plan.pin ? plan.cpus : std::vector<int>{}),
+      total_(plan.warmup + plan.measured_runs) {
+  for (const auto& u : probe_.unavailable()) rec_.add_unavailable(u.probe, u.reason);
+  if (plan.windows.on) {
+    windows_.emplace(*probe_.markers(), lookup_command(plan.command[0]).path, plan);
+    note_windows(rec_, plan, *windows_);
+  }
+  if (!plan.timeline.empty()) {
+    tl_.emplace();
+    tl_->threshold_ns = plan.timeline_threshold_ns;
+  }
+  note_machine_limits(rec_, plan.cpus, probe_);
+  if (!probe_.measures_steal() && rec_.host.virtualized)
+    rec_.add_unavailable("steal", "this kernel does not account hypervisor steal in the scheduler "
+                                  "(CONFIG_PARAVIRT_TIME_ACCOUNTING): steal comes from /proc/stat in 10 ms ticks, "
+                                  "for the whole CPU");
+  lost_at_start_ = probe_.lost_events();
+  timing::mark("session setup");
+}
+
+std::optional<Step> Session::next_step(int i, const Schedule& schedule) const {
+  if (schedule) return schedule(rec_);
+  if (i < total_) return Step{.warmup = i < plan_.warmup};
+  return std::nullopt;
+}
+
+bool Session::do_one_repetition(int i, const Step& step, const Progress& progress) {
+  ++repetitions_;
+  timing::lap_start();
+  HeldChild child = hold(step);
+  timing::lap("fork and hold");
+  const Start start = arm(child.pid());
+  const ChildResult r = repetition_.run(child);
+  timing::lap("release to exit");
+  Collected c = collect(i, step, r, start);
+  if (progress) progress(c.sample, total_);
+  record(i, step, r, std::move(c));
+  timing::lap("record");
+  if (i == 0) timing::mark("first repetition");
+  return !stop_after(r, i, total_, rec_, out_.exit_status);
+}
+
+HeldChild Session::hold(const Step& step) const {
+  const auto& command = step.command == 0 ? plan_.command : plan_.alternatives.at(step.command - 1);
+  const std::string workdir = step.command < plan_.workdirs.size() ? plan_.workdirs[step.command] : "";
+  return HeldChild(command, pinned_cpus_, plan_.setup, workdir);
+}
+
+Session::Start Session::arm(pid_t child) {
+  probe_.untrack_all();
+  probe_.collect(true);  // whatever happened between repetitions is not this one's
+  probe_.drain_timeline();
+  timing::lap("probe reset");
+  // The child is blocked waiting for its release (or a few microseconds from it: what it runs
+  // after this read is then counted as the benchmark's).
+  probe_.track_held(child, read_task_runtime(child));
+  Start start{.before_tracking = read_task_switches(child), .reading = read_probe(probe_, plan_.cpus)};
+  if (counters_) counters_->attach(child);
+
+  if (windows_) windows_->arm(io_, child);
+  timing::lap("arm");
+  // Outside the cgroup's throttle window: the snapshots are noisewatch's own CPU time.
+  neighbours_.before(child);
+  timing::lap("neighbours");
+  throttle_.start();
+  // (A child preempted on its way to waiting for the release, tracked meanwhile, opened a
+  // blocking span when it blocked: noisewatch's work since then is not the benchmark's.)
+  probe_.begin_run();
+  timing::lap("arm");
+  return start;
+}
+
+Session::Collected Session::collect(int i, const Step& step, const ChildResult& r, const Start& start) {
+  Collected c;
+  c.events = probe_.collect(true);
+  const auto throttled_ns = throttle_.elapsed();
+  timing::lap("collect");
+  auto neighbours_now = neighbours_.after();  // a lap of its own: every task's run time
+  timing::lap("neighbours");
+  if (windows_) {
+    c.marks = windows_->finish(io_, rec_.warnings, i);
+    for (auto& e : c.events) e.window = c.marks.window_of(e.window);
+  }
+  const ProbeReading after = read_probe(probe_, plan_.cpus);
+  probe_.untrack_all();
+  RepetitionFacts facts{.index = i,
+                        .warmup = step.warmup,
+                        .child = r,
+                        .cgroup_throttled_ns = throttled_ns,
+                        .before_tracking = start.before_tracking,
+                        .neighbours = std::move(neighbours_now),
+                        .counters = counters_ ? counters_->read_and_close() : std::map<std::string, CounterValue>{}};
+  c.sample = sample_from(probe_.measures_steal(), start.reading, after, std::move(facts), c.events);
+  c.sample.label = step.label;
+  c.sample.pair = step.pair;
+  rec_.interrupted = rec_.interrupted || c.sample.interrupted;
+  if (c.sample.probe_switches) unseen_switches_ += c.sample.probe_switches->unseen;
+  timing::lap("collect");
+  return c;
+}
+
+void Session::record(int i, const Step& step, const ChildResult& r, Collected c) {
+  if (!windows_) {
+    rec_.samples.push_back(std::move(c.sample));
+  } else if (!record_windows(rec_, c.sample, c.events, c.marks, plan_.windows.warmup)) {
+    // A benchmark that failed before marking anything keeps its process run as the entry, so
+    // the report says how it failed; one that ran fine but marked nothing is told how to mark.
+    if (r.exit_status == 0 && !r.forwarded_signal) throw Error(windows_->no_window_message(i));
+    rec_.samples.push_back(std::move(c.sample));
+  }
+  if (tl_) record_timeline(*tl_, probe_, rec_, i, step.warmup, r.start_ns, r.start_ns + r.wall_ns,
+                           windows_ ? &c.marks : nullptr);
+}
+
+SessionResult Session::finish() {
+  for (auto& w : probe_.untraced_vectors_fired(pinned_cpus_)) rec_.warnings.push_back(std::move(w));
+  if (unseen_switches_) rec_.warnings.push_back(unseen_switches_warning(unseen_switches_));
+  if (tl_) finish_timeline(*tl_, probe_, rec_, plan_.timeline);
+  if (windows_)
+    if (auto w = windows_->cost_warning(rec_.samples)) rec_.warnings.push_back(*w);
+  rec_.lost_events = probe_.lost_events() - lost_at_start_;
+  rec_.summary = summarize(rec_);
+  if (repetitions_ > 1) timing::mark(fmt::format("{} more repetitions", repetitions_ - 1));
+  return std::move(out_);
+}
+
+}  // namespace
+
+SessionResult run_session(const Plan& plan, const Progress& progress, const std::function<void()>& ready,
+                          const Schedule& schedule) {
+  require_bpf_privileges();
+  Session session(plan);
+  if (ready) ready();
+  for (int i = 0;; ++i) {
+    const std::optional<Step> step = session.next_step(i, schedule);
+    if (!step || !session.do_one_repetition(i, *step, progress)) break;
+  }
+  return session.finish();
 }
 
 }  // namespace nw::runner

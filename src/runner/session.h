@@ -25,7 +25,7 @@ struct Step {
   std::optional<int> pair;
 };
 // Asked before every repetition, with the record so far: the next one, or nullopt to stop. Without
-// one, plan.warmup warm-ups then plan.runs runs of plan.command.
+// one, plan.warmup warm-ups then plan.measured_runs runs of plan.command.
 using Schedule = std::function<std::optional<Step>(const RunRecord& so_far)>;
 
 // `ready` is called once the probes are attached, before the first repetition.

@@ -21,15 +21,15 @@ void record_timeline(timeline::Recording& tl, probes::NoiseProbe& probe, const R
   run.process_run = process_run;
   run.warmup = warmup;
   if (!marks) {
-    for (size_t i = 0; i < rec.runs.size(); ++i)
-      if (rec.runs[i].index == process_run && !rec.runs[i].window) run.entry = int(i);
+    for (size_t i = 0; i < rec.samples.size(); ++i)
+      if (rec.samples[i].index == process_run && !rec.samples[i].window) run.entry = int(i);
     tl.spans.push_back(run);
     return;
   }
   tl.spans.push_back(run);
   std::vector<int> entry(marks->windows.size(), -1);
-  for (size_t i = 0; i < rec.runs.size(); ++i) {
-    const auto& r = rec.runs[i];
+  for (size_t i = 0; i < rec.samples.size(); ++i) {
+    const auto& r = rec.samples[i];
     if (r.window && r.process_run == process_run && size_t(*r.window) < entry.size()) entry[size_t(*r.window)] = int(i);
   }
   for (size_t k = 0; k < marks->windows.size(); ++k) {
@@ -42,7 +42,7 @@ void record_timeline(timeline::Recording& tl, probes::NoiseProbe& probe, const R
     auto label = window_label(m);
     if (!label.is_null()) w.label = label.is_string() ? label.get<std::string>() : label.dump();
     w.entry = entry[k];
-    w.warmup = w.entry >= 0 ? rec.runs[size_t(w.entry)].warmup : warmup;
+    w.warmup = w.entry >= 0 ? rec.samples[size_t(w.entry)].warmup : warmup;
     tl.spans.push_back(std::move(w));
   }
 }

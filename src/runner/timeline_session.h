@@ -10,7 +10,7 @@
 namespace nw::runner {
 
 // After process run `process_run` (its release at start_ns, its exit at end_ns): its events from
-// the probe, its span, and the spans of its windows (marks, with their entries in rec.runs).
+// the probe, its span, and the spans of its windows (marks, with their entries in rec.samples).
 void record_timeline(timeline::Recording& tl, probes::NoiseProbe& probe, const RunRecord& rec, int process_run,
                      bool warmup, uint64_t start_ns, uint64_t end_ns, const probes::WindowReadout* marks);
 

@@ -38,14 +38,14 @@ size_t count_marker_lines(std::string& rest, const std::string& chunk) {
 }
 
 WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& binary, const Plan& plan)
-    : markers_(markers), exec_comm_(plan.windows_exec), exec_as_root_(plan.windows_harness == "pyperf") {
+    : markers_(markers), exec_comm_(plan.windows.exec), exec_as_root_(plan.windows.harness == "pyperf") {
   if (exec_as_root_) pyperf_.emplace(plan.command);
   if (!exec_comm_.empty() || exec_as_root_) return;
-  if (plan.windows_harness == "gbench") {
+  if (plan.windows.harness == "gbench") {
     gbench_ = true;
-    auto at = [](const Plan::CallSite& c) { return probes::CodeAt{c.shown, c.file_offset}; };
-    markers_.attach_call_span(plan.windows_call->binary, at(*plan.windows_call), at(*plan.windows_call_close),
-                              std::pair{at(*plan.windows_timer_stop), at(*plan.windows_timer_start)});
+    auto at = [](const WindowPlan::CallSite& c) { return probes::CodeAt{c.shown, c.file_offset}; };
+    markers_.attach_call_span(plan.windows.call->binary, at(*plan.windows.call), at(*plan.windows.call_close),
+                              std::pair{at(*plan.windows.timer_stop), at(*plan.windows.timer_start)});
     const char* env_out = getenv(kGbenchOutEnv);
     const char* env_format = getenv(kGbenchOutFormatEnv);
     if (auto own = gbench_out_in_command(plan.command)) {
@@ -68,9 +68,9 @@ WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& 
     }
     return;
   }
-  if (plan.windows_call) {
-    call_ = plan.windows_call->shown;
-    markers_.attach_calls(plan.windows_call->binary, plan.windows_call->symbol, plan.windows_call->file_offset);
+  if (plan.windows.call) {
+    call_ = plan.windows.call->shown;
+    markers_.attach_calls(plan.windows.call->binary, plan.windows.call->symbol, plan.windows.call->file_offset);
     return;
   }
   usdt_ = markers_.attach_usdt(binary, usdt_why_);

@@ -82,11 +82,11 @@ size_t record_windows(RunRecord& rec, RunSample process, const std::vector<probe
   info.warmup = process.warmup;
   info.warmup_windows = warmup_windows;
   info.interrupted = process.interrupted;
-  info.first_index = int(rec.runs.size());
+  info.first_index = int(rec.samples.size());
   WindowSplit split = split_windows(events, marks, info);
   for (auto& w : split.warnings) rec.warnings.push_back(std::move(w));
   const size_t n = split.windows.size();
-  for (auto& w : split.windows) rec.runs.push_back(std::move(w));
+  for (auto& w : split.windows) rec.samples.push_back(std::move(w));
   process.process_run = info.process_run;
   rec.process_runs.push_back(std::move(process));
   return n;

@@ -36,10 +36,10 @@ nlohmann::json window_label(const probes::WindowMark& m);
 
 namespace nw::runner {
 
-// Files one process run of a --windows session: its windows into rec.runs (indexed from
-// rec.runs.size()), their warnings into rec.warnings, and the process run itself, with its
+// Files one process run of a --windows session: its windows into rec.samples (indexed from
+// rec.samples.size()), their warnings into rec.warnings, and the process run itself, with its
 // whole-process figures and all its noise, into rec.process_runs. Returns how many windows it
-// had (0: nothing went into rec.runs).
+// had (0: nothing went into rec.samples).
 size_t record_windows(RunRecord& rec, RunSample process, const std::vector<probes::NoiseEvent>& events,
                       const probes::WindowReadout& marks, int warmup_windows);
 

@@ -37,12 +37,12 @@ double mean_stolen_ns(const RunRecord& rec) {
 
 bool seen(double ns, double count) { return ns > 0 || count > 0; }
 
-nlohmann::json record_json(const RunRecord& rec) {
-  return nlohmann::json::parse(report::render(rec, report::Format::json, false));
-}
+// The half's run document (what `noisewatch run --json` writes), analysed once.
+nlohmann::json record_json(const RunRecord& rec) { return report::run_document(rec, report::analyze(rec)); }
 
 runner::SessionResult run_half(const runner::Plan& plan, const char* what, bool quiet) {
-  if (!quiet) fmt::print(stderr, "noisewatch: {}: {} runs on CPU {}\n", what, plan.runs, sys::format_cpulist(plan.cpus));
+  if (!quiet)
+    fmt::print(stderr, "noisewatch: {}: {} runs on CPU {}\n", what, plan.measured_runs, sys::format_cpulist(plan.cpus));
   bool tty = isatty(STDERR_FILENO);
   auto progress = [&](const RunSample& s, int total) {
     if (quiet || !tty) return;
@@ -109,7 +109,7 @@ int prove(const ProveArgs& a) {
   plan.command = a.command;
   plan.cpus = make_targets(live, a.cpu).cpus;
   plan.cpu_reason = fmt::format("CPU {} (tune prove)", sys::format_cpulist(plan.cpus));
-  plan.runs = a.runs;
+  plan.measured_runs = a.runs;
   plan.warmup = a.warmup;
   if (geteuid() != 0) throw Error("tune prove changes /proc and /sys between its halves: run it as root");
   auto found = runner::lookup_command(plan.command[0]);
@@ -144,8 +144,6 @@ int prove(const ProveArgs& a) {
                after.record.warnings.empty() ? "see above" : after.record.warnings.back());
     return after.exit_status;
   }
-  report::analyze(before.record);
-  report::analyze(after.record);
   auto bj = record_json(before.record), aj = record_json(after.record);
   auto cmp = compare::compare_inputs(compare::parse_input(bj, "as the machine was"), compare::parse_input(aj, "tuned"),
                                      compare::Options{});

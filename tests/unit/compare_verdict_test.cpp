@@ -80,8 +80,8 @@ TEST(CompareVerdict, DifferentMachineIsReported) {
 TEST(CompareVerdict, FrequencyShiftAndMissingProbesAreReported) {
   auto base = load_input(data("nw_base.json")).benchmarks[0].record.value();
   auto next = base;
-  for (auto& r : base.runs) r.mean_khz = 2'400'000;
-  for (auto& r : next.runs) r.mean_khz = 2'000'000;  // e.g. powersave governor or thermal limit
+  for (auto& r : base.samples) r.mean_khz = 2'400'000;
+  for (auto& r : next.samples) r.mean_khz = 2'000'000;  // e.g. powersave governor or thermal limit
   next.unavailable.push_back({"frequency", "no cpufreq"});
   std::map<std::string, HostDifference> by_field;
   for (const auto& h : diff_hosts(base, next)) by_field[h.field] = h;
@@ -90,7 +90,7 @@ TEST(CompareVerdict, FrequencyShiftAndMissingProbesAreReported) {
   EXPECT_EQ(by_field["mean_mhz"].next, "2000");
   ASSERT_TRUE(by_field.count("unavailable_probes"));
   EXPECT_EQ(by_field["unavailable_probes"].next, "frequency");
-  for (auto& r : next.runs) r.mean_khz = 2'410'000;  // within 2 %: not worth a line
+  for (auto& r : next.samples) r.mean_khz = 2'410'000;  // within 2 %: not worth a line
   next.unavailable.clear();
   EXPECT_TRUE(diff_hosts(base, next).empty());
 }

@@ -32,9 +32,9 @@ TEST(HyperfineProgram, ThePresetIsAnExecWindowOfThatProgram) {
   runner::Plan p;
   p.command = {"hyperfine", "-N", "-r", "5", "./build/bench --fast"};
   cli::apply_window_options(p, cli::WindowArgs{"hyperfine", "", "", std::nullopt, "", ""});
-  EXPECT_TRUE(p.windows);
-  EXPECT_EQ(p.windows_exec, "bench");
-  EXPECT_EQ(p.windows_harness, "hyperfine");
+  EXPECT_TRUE(p.windows.on);
+  EXPECT_EQ(p.windows.exec, "bench");
+  EXPECT_EQ(p.windows.harness, "hyperfine");
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ RunRecord live_record(int pairs, double ratio, double sd, const Inject& inject =
   rec.command = {"./a"};
   rec.cpus = {1};
   rec.host = {"synthetic", "6.18", "Test CPU", false, 2};
-  rec.compare_sides = nlohmann::json{{"A", {"./a"}}, {"B", {"./b"}}, {"max_pairs", 100}};
+  rec.compare_sides = CompareSides{.a = {"./a"}, .b = {"./b"}, .max_pairs = 100};
   int index = 0;
   for (int p = -1; p < pairs; ++p)
     for (const char* side : {kSideA, kSideB}) {
@@ -41,7 +41,7 @@ RunRecord live_record(int pairs, double ratio, double sd, const Inject& inject =
       for (const auto& e : r.noise) extra += double(e.time_ns);
       r.wall_ns = uint64_t(base + extra);
       r.user_ns = uint64_t(base);
-      rec.runs.push_back(std::move(r));
+      rec.samples.push_back(std::move(r));
     }
   rec.summary = summarize(rec);
   return rec;
@@ -49,8 +49,8 @@ RunRecord live_record(int pairs, double ratio, double sd, const Inject& inject =
 
 TEST(LiveCompare, OnlyCompleteMeasuredPairsCount) {
   auto rec = live_record(6, 1.0, 0.01);
-  rec.runs[5].exit_status = 1;  // pair 1's B failed
-  rec.runs.pop_back();          // pair 5 has no B
+  rec.samples[5].exit_status = 1;  // pair 1's B failed
+  rec.samples.pop_back();          // pair 5 has no B
   auto pairs = complete_pairs(rec);
   std::vector<int> got;
   for (const auto& p : pairs) got.push_back(p.index);

@@ -19,11 +19,11 @@ RunRecord sample_record() {
     r.noise.push_back({"preemption:stress", 2, 50u * uint64_t(i), 30, {{"pid", 42}}});
     r.noise.push_back({"blocking", 1, 7, 7, nullptr});
     r.counters["task-clock"] = {999.5, 999, 1.0};
-    rec.runs.push_back(r);
+    rec.samples.push_back(r);
   }
-  rec.runs[2].signal = 11;
-  rec.runs[2].exit_status = 139;
-  rec.runs[3].probe_switches = ProbeSwitches{{120, 80}, {2, 1}, 3};
+  rec.samples[2].signal = 11;
+  rec.samples[2].exit_status = 139;
+  rec.samples[3].probe_switches = ProbeSwitches{{120, 80}, {2, 1}, 3};
   rec.unavailable.push_back({"frequency", "no cpufreq driver"});
   rec.summary = summarize(rec);
   return rec;
@@ -49,15 +49,15 @@ TEST(RunRecord, JsonRoundTrip) {
   EXPECT_TRUE(j["recommendations"].is_array());
   auto back = run_record_from_json(j);
   EXPECT_EQ(to_json(back), j);
-  EXPECT_EQ(back.runs[1].noise[0].detail["pid"], 42);
-  EXPECT_EQ(back.runs[1].stolen_ns(), 50u);
+  EXPECT_EQ(back.samples[1].noise[0].detail["pid"], 42);
+  EXPECT_EQ(back.samples[1].stolen_ns(), 50u);
   EXPECT_FALSE(j["runs"][1].contains("probe_switches"));  // absent when the probe did not count
   EXPECT_EQ(j["runs"][3]["probe_switches"]["before_tracking"]["voluntary"], 2);
-  ASSERT_TRUE(back.runs[3].probe_switches.has_value());
-  EXPECT_EQ(back.runs[3].probe_switches->seen.involuntary, 80u);
-  EXPECT_EQ(back.runs[3].probe_switches->before_tracking.involuntary, 1u);
+  ASSERT_TRUE(back.samples[3].probe_switches.has_value());
+  EXPECT_EQ(back.samples[3].probe_switches->seen.involuntary, 80u);
+  EXPECT_EQ(back.samples[3].probe_switches->before_tracking.involuntary, 1u);
   EXPECT_EQ(j["runs"][3]["probe_switches"]["unseen"], 3);
-  EXPECT_EQ(back.runs[3].probe_switches->unseen, 3u);
+  EXPECT_EQ(back.samples[3].probe_switches->unseen, 3u);
 }
 
 // host.container and host.cgroup.weight (docs/contracts.md): written, read back, checked.
@@ -131,7 +131,7 @@ TEST(RunRecord, OutOfRangeNumbersAreErrorsNotUndefinedBehaviour) {
     EXPECT_THROW(run_record_from_json(nlohmann::json::parse(bad)), std::runtime_error) << bad;
   }
   auto ok = run_record_from_json(nlohmann::json::parse(R"({"schema":"noisewatch.run/1","runs":[{"wall_ns":1.5e9}]})"));
-  EXPECT_EQ(ok.runs[0].wall_ns, 1'500'000'000u);
+  EXPECT_EQ(ok.samples[0].wall_ns, 1'500'000'000u);
 }
 
 }  // namespace
@@ -142,21 +142,21 @@ namespace {
 
 TEST(RunRecord, CpuTimeRoundTripsAndIsOptional) {
   RunRecord rec = sample_record();
-  rec.runs[1].cpu_ns = 9'500'000;
-  rec.runs[1].cpu_irq_ns = 100'000;
-  rec.runs[1].user_ns = 10'000'000;
-  rec.runs[1].sys_ns = 500'000;
+  rec.samples[1].cpu_ns = 9'500'000;
+  rec.samples[1].cpu_irq_ns = 100'000;
+  rec.samples[1].user_ns = 10'000'000;
+  rec.samples[1].sys_ns = 500'000;
   auto back = run_record_from_json(to_json(rec));
-  ASSERT_TRUE(back.runs[1].cpu_ns);
-  EXPECT_EQ(*back.runs[1].cpu_ns, 9'500'000u);
-  EXPECT_EQ(*back.runs[1].cpu_irq_ns, 100'000u);
+  ASSERT_TRUE(back.samples[1].cpu_ns);
+  EXPECT_EQ(*back.samples[1].cpu_ns, 9'500'000u);
+  EXPECT_EQ(*back.samples[1].cpu_irq_ns, 100'000u);
   // The benchmark's own CPU time: the probe's, less interrupts; getrusage only for old records.
-  EXPECT_EQ(back.runs[1].own_cpu_ns(), 9'400'000u);
-  EXPECT_FALSE(back.runs[2].cpu_ns);
+  EXPECT_EQ(back.samples[1].own_cpu_ns(), 9'400'000u);
+  EXPECT_FALSE(back.samples[2].cpu_ns);
   EXPECT_FALSE(to_json(rec)["runs"][2].contains("cpu_ns"));
-  back.runs[2].user_ns = 3;
-  back.runs[2].sys_ns = 4;
-  EXPECT_EQ(back.runs[2].own_cpu_ns(), 7u);
+  back.samples[2].user_ns = 3;
+  back.samples[2].sys_ns = 4;
+  EXPECT_EQ(back.samples[2].own_cpu_ns(), 7u);
 }
 
 TEST(RunRecord, StolenTimeLeavesOutTheWorkloadsOwn) {

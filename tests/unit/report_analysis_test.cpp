@@ -57,7 +57,7 @@ TEST(ReportAnalysis, CpuTimeCvIsAbsentWhenRunsHaveNoCpuTime) {
   auto with_cpu = report::analyze(rec);
   ASSERT_TRUE(with_cpu.split.cpu_time_cv.has_value());
   EXPECT_GT(*with_cpu.split.cpu_time_cv, 0.0);
-  for (auto& r : rec.runs) r.user_ns = r.sys_ns = 0, r.window = int(r.index);
+  for (auto& r : rec.samples) r.user_ns = r.sys_ns = 0, r.window = int(r.index);
   auto windows = report::analyze(rec);
   EXPECT_FALSE(windows.split.cpu_time_cv.has_value());
   auto j = nlohmann::json::parse(report::render(rec, report::Format::json, false));

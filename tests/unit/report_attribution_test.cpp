@@ -110,7 +110,7 @@ TEST(ReportAttribution, SmtOverlapIsFittedAsASlowdownNotStolen) {
     // (unsigned arithmetic: the pre-load subtracts the other 70 %).
     r.wall_ns = uint64_t(0) - uint64_t((1 - slowdown) * overlap);
   });
-  for (const auto& r : rec.runs)
+  for (const auto& r : rec.samples)
     if (!r.warmup) EXPECT_EQ(r.stolen_ns(), 0u) << "an overlap is not time taken from the benchmark";
   rec = test::analyzed(rec);
   const auto& smt = row(rec, "smt:hog");
@@ -268,9 +268,9 @@ TEST(ReportAttribution, AnalyzeIsIdempotentAndKeepsRunnerWarnings) {
 
 TEST(ReportAttribution, WarmupAndInterruptedRunsAreExcluded) {
   auto rec = test::synthetic_record(10, 1e6, nullptr);
-  rec.runs[0].wall_ns = 9e9;  // the warm-up
-  rec.runs[3].interrupted = true;
-  rec.runs[3].wall_ns = 1;
+  rec.samples[0].wall_ns = 9e9;  // the warm-up
+  rec.samples[3].interrupted = true;
+  rec.samples[3].wall_ns = 1;
   rec = test::analyzed(rec);
   EXPECT_EQ(rec.summary.runs, 9);
   EXPECT_GT(rec.summary.min_ns, 9e8);

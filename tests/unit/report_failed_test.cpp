@@ -58,15 +58,15 @@ TEST(ReportFailed, UnanalyzedRecordRendersTheSame) {
 
 TEST(ReportFailed, FirstMeasuredRunFailedOrKilled) {
   auto rec = test::synthetic_record(1, 0, [](int, RunSample& r, auto&) { r.exit_status = 3; });
-  rec.runs.erase(rec.runs.begin());  // --warmup 0
+  rec.samples.erase(rec.samples.begin());  // --warmup 0
   rec = test::analyzed(rec);
   EXPECT_EQ(rec.report["headline"], "The benchmark failed in its first measured run: run 1 exited with status 3");
   EXPECT_TRUE(rec.recommendations.empty());
   EXPECT_TRUE(rec.attribution.empty());
 
   auto killed = test::synthetic_record(0, 0, nullptr);
-  killed.runs[0].exit_status = 139;
-  killed.runs[0].signal = 11;
+  killed.samples[0].exit_status = 139;
+  killed.samples[0].signal = 11;
   killed = test::analyzed(killed);
   EXPECT_EQ(killed.report["headline"], "The benchmark failed before any measured run: its warm-up run was killed by signal 11");
 }
@@ -81,13 +81,13 @@ TEST(ReportFailed, ALaterFailureKeepsTheFullReport) {
   // And analysing again after a failure record was re-run successfully drops the failure.
   auto failed = failed_warmup();
   failed = test::analyzed(failed);
-  failed.runs[0].exit_status = 0;
+  failed.samples[0].exit_status = 0;
   for (int i = 1; i <= 5; ++i) {
-    RunSample r = failed.runs[0];
+    RunSample r = failed.samples[0];
     r.index = i;
     r.warmup = false;
     r.wall_ns = 1000000 + uint64_t(i) * 1000;
-    failed.runs.push_back(r);
+    failed.samples.push_back(r);
   }
   failed = test::analyzed(failed);
   EXPECT_FALSE(failed.report.contains("failed_before_measuring"));

@@ -25,7 +25,7 @@ RunRecord two_benchmarks() {
     }
     r.noise.push_back({"preemption:kworker", 1, 10'000'000, 10'000'000, nullptr});
   });
-  rec.runs.erase(rec.runs.begin());  // no warm-up window
+  rec.samples.erase(rec.samples.begin());  // no warm-up window
   rec.warmup_windows = 0;
   RunSample process;
   process.wall_ns = 31'000'000'000;
@@ -79,7 +79,7 @@ TEST(ReportLabels, WhichRecordsAreReportedPerLabel) {
     r.label = "BM_" + std::to_string(i);
   });
   EXPECT_TRUE(report::split_labels(gbench).empty());
-  gbench.windows_harness = nlohmann::json{{"name", "gbench"}};
+  gbench.windows_harness = WindowsHarness{.name = "gbench"};
   EXPECT_EQ(report::split_labels(gbench).size(), 3u);
   EXPECT_EQ(report::label_noun(gbench), "benchmarks");
 }
@@ -155,7 +155,7 @@ TEST(ReportLabels, MoreWindowsOfAHarnessAreMoreOfItsRepetitions) {
   // A Google Benchmark record's block that needs more windows asks the library for them.
   RunRecord gbench = test::synthetic_record(3, 20e6, [](int, RunSample& r, std::mt19937_64&) { r.label = "BM_a"; });
   gbench.command = {"./bm", "--benchmark_repetitions=3"};
-  gbench.windows_harness = nlohmann::json{{"name", "gbench"}};
+  gbench.windows_harness = WindowsHarness{.name = "gbench"};
   gbench.warmup_windows = 0;
   const auto recs = report::analyze(gbench).recommendations;
   auto more = std::find_if(recs.begin(), recs.end(), [](const Recommendation& r) { return r.id == "more-runs"; });

@@ -70,7 +70,7 @@ TEST(ReportNeighbours, OnAVmTheHostIsNotTheOnlyExplanation) {
   EXPECT_EQ(headline.find("most likely the host"), std::string::npos) << headline;
   // The account of each run misses a fifth of its wall time: the warning names the host and the
   // neighbour.
-  for (auto& r : raw.runs) {
+  for (auto& r : raw.samples) {
     r.cpu_ns = r.user_ns * 8 / 10;
     r.cpu_irq_ns = 0;
   }
@@ -97,7 +97,7 @@ TEST(ReportNeighbours, TooFewRunsNameNobody) {
 TEST(ReportNeighbours, NeighbourBusyThroughoutIsNotNamed) {
   // Busy for the whole of every run: its CPU time follows the run time, its share does not vary.
   auto raw = neighbour_record(12, [](int) { return false; });
-  for (auto& r : raw.runs)
+  for (auto& r : raw.samples)
     if (r.neighbours) r.neighbours->insert(r.neighbours->begin(), {4242, "nw_stream", r.wall_ns - 20'000, 0});
   auto rec = analyzed(raw);
   EXPECT_TRUE(rec.report["leads"].empty()) << rec.report["leads"].dump();
@@ -105,14 +105,14 @@ TEST(ReportNeighbours, NeighbourBusyThroughoutIsNotNamed) {
 
 TEST(ReportNeighbours, RecordsWithoutNeighboursNameNobody) {
   auto raw = neighbour_record(12, [](int i) { return i % 2 == 1; });
-  raw.runs[3].neighbours.reset();  // one run not measured: no series to correlate
+  raw.samples[3].neighbours.reset();  // one run not measured: no series to correlate
   EXPECT_TRUE(analyzed(raw).report["leads"].empty());
 }
 
 TEST(ReportNeighbours, ALeadChargesNoTimeAndTakesNoShare) {
   auto with = neighbour_record(12, [](int i) { return i % 2 == 1; });
   auto without = with;
-  for (auto& r : without.runs) r.neighbours.reset();
+  for (auto& r : without.samples) r.neighbours.reset();
   auto a = analyzed(with), b = analyzed(without);
   ASSERT_EQ(a.attribution.size(), b.attribution.size());
   for (size_t k = 0; k < a.attribution.size(); ++k) {
@@ -129,12 +129,12 @@ TEST(ReportNeighbours, NeighboursRoundTripThroughTheRecord) {
   ASSERT_TRUE(j["runs"][3].contains("neighbours"));
   EXPECT_EQ(j["runs"][3]["neighbours"][0], (nlohmann::json{{"pid", 4242}, {"comm", "nw_stream"}, {"cpu_ns", 900000000}, {"cpu", 0}}));
   auto back = run_record_from_json(j);
-  ASSERT_TRUE(back.runs[3].neighbours.has_value());
-  EXPECT_EQ((*back.runs[3].neighbours)[0].comm, "nw_stream");
-  EXPECT_EQ((*back.runs[3].neighbours)[0].cpu_ns, 900'000'000u);
+  ASSERT_TRUE(back.samples[3].neighbours.has_value());
+  EXPECT_EQ((*back.samples[3].neighbours)[0].comm, "nw_stream");
+  EXPECT_EQ((*back.samples[3].neighbours)[0].cpu_ns, 900'000'000u);
   // Older records have none, and say nothing about neighbours.
   j["runs"][3].erase("neighbours");
-  EXPECT_FALSE(run_record_from_json(j).runs[3].neighbours.has_value());
+  EXPECT_FALSE(run_record_from_json(j).samples[3].neighbours.has_value());
   j["runs"][3]["neighbours"] = 5;
   EXPECT_THROW(run_record_from_json(j), std::runtime_error);
 }

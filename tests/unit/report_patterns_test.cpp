@@ -146,12 +146,12 @@ TEST(ReportPatterns, UnaccountedWallTimeIsWarnedOnOneCpu) {
     return false;
   };
   auto blind = test::analyzed(run_with(false));
-  ASSERT_TRUE(blind.runs[1].unaccounted_ns().has_value());
-  EXPECT_NEAR(double(*blind.runs[1].unaccounted_ns()) / double(blind.runs[1].wall_ns), 0.6, 0.01);
+  ASSERT_TRUE(blind.samples[1].unaccounted_ns().has_value());
+  EXPECT_NEAR(double(*blind.samples[1].unaccounted_ns()) / double(blind.samples[1].wall_ns), 0.6, 0.01);
   EXPECT_TRUE(warned(blind));
   auto seen = test::analyzed(run_with(true));
-  EXPECT_EQ(*seen.runs[1].unaccounted_ns(), 0u);
-  EXPECT_EQ(*seen.runs[1].accounted_ns(), seen.runs[1].wall_ns);
+  EXPECT_EQ(*seen.samples[1].unaccounted_ns(), 0u);
+  EXPECT_EQ(*seen.samples[1].accounted_ns(), seen.samples[1].wall_ns);
   EXPECT_FALSE(warned(seen));
   // The record carries both figures; a run without measured CPU time (a window) has neither.
   auto j = to_json(seen)["runs"][1];

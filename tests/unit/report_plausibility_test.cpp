@@ -150,7 +150,7 @@ TEST(ReportPlausibility, SourceLongerThanTheRunIsReportedAsInconsistent) {
   auto rec = test::synthetic_record(10, 1e6, [](int i, RunSample& r, auto&) {
     if (i % 2) r.noise.push_back(test::time_entry("preemption:hog", 5e6));
   });
-  rec.runs[4].noise.push_back(test::time_entry("softirq:NET_RX", 3e9));  // more than the 1 s run
+  rec.samples[4].noise.push_back(test::time_entry("softirq:NET_RX", 3e9));  // more than the 1 s run
   rec = test::analyzed(rec);
   const auto& bad = row(rec, "softirq:NET_RX");
   EXPECT_EQ(bad.extra["inconsistent_runs"], nlohmann::json({4}));

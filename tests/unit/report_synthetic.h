@@ -36,7 +36,7 @@ inline RunRecord synthetic_record(int runs, double base_sd_ns, const Inject& inj
     uint64_t extra = 0;
     for (const auto& e : r.noise) extra += e.time_ns;  // stolen + blocking
     r.wall_ns += uint64_t(base) + extra;                // inject may pre-load wall_ns with unseen cost
-    rec.runs.push_back(std::move(r));
+    rec.samples.push_back(std::move(r));
   }
   rec.summary = summarize(rec);
   return rec;

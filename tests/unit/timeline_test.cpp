@@ -161,7 +161,7 @@ TEST(TimelineSummary, RoundTripsInTheRecord) {
   rec.command = {"./b"};
   RunSample s;
   s.wall_ns = 5;
-  rec.runs.push_back(s);
+  rec.samples.push_back(s);
   rec.timeline = timeline::summarize(recording(), "t.json");
   auto back = run_record_from_json(to_json(rec));
   ASSERT_TRUE(back.timeline);

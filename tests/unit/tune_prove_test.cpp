@@ -25,7 +25,7 @@ RunRecord half(double base_ns, double spread, uint64_t irq_ns, const std::string
     s.user_ns = s.wall_ns;
     if (irq_ns) s.noise.push_back({"irq:virtio1-req.0", 3, irq_ns + uint64_t(i) * 1000, irq_ns, nullptr});
     s.noise.push_back({"preemption:" + other, 1, 50'000, 50'000, nullptr});
-    rec.runs.push_back(s);
+    rec.samples.push_back(s);
   }
   rec.summary = summarize(rec);
   return rec;
@@ -44,7 +44,7 @@ ApplyResult tuning() {
 TEST(TuneProve, SummarySaysWhatChangedAndWhatDisappeared) {
   auto before = half(10e6, 200e3, 300'000, "cron");
   auto after = half(9.8e6, 20e3, 0, "cron");
-  before.runs[3].noise.push_back({"preemption:backup", 1, 2'000'000, 2'000'000, nullptr});
+  before.samples[3].noise.push_back({"preemption:backup", 1, 2'000'000, 2'000'000, nullptr});
   auto cmp = compare::compare_inputs(compare::parse_input(to_json(before), "as the machine was"),
                                      compare::parse_input(to_json(after), "tuned"), compare::Options{});
   auto text = render_proof(before, after, cmp, tuning());

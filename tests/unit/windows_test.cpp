@@ -154,14 +154,14 @@ TEST(WindowSplit, RecordWindowsFilesTheProcessRunToo) {
   probes::WindowReadout marks;
   marks.windows = {mark(0, 10), mark(20, 30)};
   EXPECT_EQ(runner::record_windows(rec, process, {}, marks, 0), 2u);
-  ASSERT_EQ(rec.runs.size(), 2u);
-  EXPECT_EQ(rec.runs[1].index, 1);
-  EXPECT_EQ(rec.runs[1].process_run, 4);
+  ASSERT_EQ(rec.samples.size(), 2u);
+  EXPECT_EQ(rec.samples[1].index, 1);
+  EXPECT_EQ(rec.samples[1].process_run, 4);
   ASSERT_EQ(rec.process_runs.size(), 1u);
   EXPECT_EQ(rec.process_runs[0].user_ns, 50u);
   EXPECT_EQ(rec.process_runs[0].process_run, 4);
   EXPECT_EQ(runner::record_windows(rec, process, {}, probes::WindowReadout{}, 0), 0u);
-  EXPECT_EQ(rec.runs.size(), 2u);
+  EXPECT_EQ(rec.samples.size(), 2u);
 }
 
 TEST(WindowLabel, IntegersStayIntegersTextStaysText) {
@@ -212,17 +212,17 @@ TEST(WindowOptions, ContradictionsAreErrors) {
   EXPECT_THROW(cli::apply_window_options(p, A{"gbench", "", "step", std::nullopt, "", ""}), Error);
   runner::Plan gb;
   cli::apply_window_options(gb, A{"gbench", "", "", std::nullopt, "", ""});
-  EXPECT_TRUE(gb.windows);
-  EXPECT_EQ(gb.windows_harness, "gbench");
+  EXPECT_TRUE(gb.windows.on);
+  EXPECT_EQ(gb.windows.harness, "gbench");
   runner::Plan at;
   cli::apply_window_options(at, A{"", "", "step@libfoo", 1, "", ""});
-  EXPECT_TRUE(at.windows);
-  EXPECT_EQ(at.windows_at, "step@libfoo");
+  EXPECT_TRUE(at.windows.on);
+  EXPECT_EQ(at.windows.at, "step@libfoo");
   cli::apply_window_options(p, A{"marks", "", "", 3, "", ""});
-  EXPECT_TRUE(p.windows);
-  EXPECT_EQ(p.warmup_windows, 3);
+  EXPECT_TRUE(p.windows.on);
+  EXPECT_EQ(p.windows.warmup, 3);
   EXPECT_TRUE(p.timeline.empty());
-  EXPECT_TRUE(p.windows_exec.empty());
+  EXPECT_TRUE(p.windows.exec.empty());
 }
 
 TEST(WindowReadout, SlotsThatWereNotWindowsAreLeftOutAndNumberedAround) {
@@ -246,9 +246,9 @@ TEST(WindowReadout, SlotsThatWereNotWindowsAreLeftOutAndNumberedAround) {
 TEST(WindowOptions, ExecWindowsTakeTheKernelsName) {
   runner::Plan p;
   cli::apply_window_options(p, cli::WindowArgs{"", "./build/bench", "", 2, "", ""});
-  EXPECT_TRUE(p.windows);  // the window machinery, cut by execs
-  EXPECT_EQ(p.windows_exec, "bench");
-  EXPECT_EQ(p.warmup_windows, 2);
+  EXPECT_TRUE(p.windows.on);  // the window machinery, cut by execs
+  EXPECT_EQ(p.windows.exec, "bench");
+  EXPECT_EQ(p.windows.warmup, 2);
   EXPECT_EQ(cli::exec_window_comm("python3"), "python3");
   EXPECT_EQ(cli::exec_window_comm("/usr/bin/a_very_long_benchmark_name"), "a_very_long_ben");  // 15 bytes
   EXPECT_EQ(cli::exec_window_comm("dir/bench/"), "bench");
@@ -270,7 +270,7 @@ RunRecord windows_record() {
     w.label = k == 1 ? nlohmann::json("step") : nlohmann::json(k);
     if (k == 2) w.harness_duration_ns = 900;  // --windows pyperf: pyperf's own duration of the run
     w.noise.push_back({"preemption:hog", 1, 400, 400, nullptr});
-    rec.runs.push_back(w);
+    rec.samples.push_back(w);
   }
   RunSample process;
   process.index = 0;
@@ -308,16 +308,16 @@ TEST(WindowRecord, WindowEntriesLeaveOutWholeProcessFigures) {
 TEST(WindowRecord, RoundTrips) {
   auto rec = windows_record();
   auto back = run_record_from_json(to_json(rec));
-  ASSERT_EQ(back.runs.size(), 3u);
+  ASSERT_EQ(back.samples.size(), 3u);
   for (size_t k = 0; k < 3; ++k) {
-    EXPECT_EQ(back.runs[k].window, rec.runs[k].window);
-    EXPECT_EQ(back.runs[k].process_run, 0);
-    EXPECT_EQ(back.runs[k].label, rec.runs[k].label);
-    EXPECT_EQ(back.runs[k].wall_ns, rec.runs[k].wall_ns);
-    EXPECT_EQ(back.runs[k].warmup, rec.runs[k].warmup);
-    EXPECT_EQ(back.runs[k].harness_duration_ns, rec.runs[k].harness_duration_ns);
+    EXPECT_EQ(back.samples[k].window, rec.samples[k].window);
+    EXPECT_EQ(back.samples[k].process_run, 0);
+    EXPECT_EQ(back.samples[k].label, rec.samples[k].label);
+    EXPECT_EQ(back.samples[k].wall_ns, rec.samples[k].wall_ns);
+    EXPECT_EQ(back.samples[k].warmup, rec.samples[k].warmup);
+    EXPECT_EQ(back.samples[k].harness_duration_ns, rec.samples[k].harness_duration_ns);
   }
-  EXPECT_EQ(back.runs[2].harness_duration_ns, 900u);
+  EXPECT_EQ(back.samples[2].harness_duration_ns, 900u);
   EXPECT_EQ(back.warmup_windows, 1);
   ASSERT_EQ(back.process_runs.size(), 1u);
   EXPECT_EQ(back.process_runs[0].cpu_ns, 4100u);
@@ -327,11 +327,11 @@ TEST(WindowRecord, RoundTrips) {
 
 TEST(WindowRecord, PausedTimeRoundTripsWhereItWasMeasured) {
   auto rec = windows_record();
-  rec.runs[1].paused_ns = 2'500;
-  rec.runs[1].pauses = 3;
-  rec.runs[2].paused_ns = 100;
-  rec.runs[2].pauses = 1;
-  rec.runs[2].paused_in_wall = true;
+  rec.samples[1].paused_ns = 2'500;
+  rec.samples[1].pauses = 3;
+  rec.samples[2].paused_ns = 100;
+  rec.samples[2].pauses = 1;
+  rec.samples[2].paused_in_wall = true;
   const auto j = to_json(rec);
   EXPECT_FALSE(j["runs"][1].contains("paused_in_wall"));
   EXPECT_EQ(j["runs"][2]["paused_in_wall"], true);
@@ -341,10 +341,10 @@ TEST(WindowRecord, PausedTimeRoundTripsWhereItWasMeasured) {
   EXPECT_FALSE(j["runs"][0].contains("pauses"));
   EXPECT_FALSE(j["process_runs"][0].contains("paused_ns"));
   auto back = run_record_from_json(j);
-  EXPECT_EQ(back.runs[1].paused_ns, 2'500u);
-  EXPECT_EQ(back.runs[1].pauses, 3u);
-  EXPECT_FALSE(back.runs[0].paused_ns);
-  EXPECT_TRUE(back.runs[2].paused_in_wall);
+  EXPECT_EQ(back.samples[1].paused_ns, 2'500u);
+  EXPECT_EQ(back.samples[1].pauses, 3u);
+  EXPECT_FALSE(back.samples[0].paused_ns);
+  EXPECT_TRUE(back.samples[2].paused_in_wall);
   EXPECT_EQ(to_json(back), j);
   auto bad = j;
   bad["runs"][1]["paused_ns"] = "long";
@@ -375,7 +375,7 @@ TEST(WindowAdvice, NoisewatchCommandsKeepWindowsAndCountProcessRuns) {
       w.window = k;
       w.process_run = pr;
       w.wall_ns = 10;
-      rec.runs.push_back(w);
+      rec.samples.push_back(w);
     }
   std::vector<Recommendation> recs = {
       {"more-runs", "Measure more runs", {"noisewatch --runs 95 -- ./b"}, {}, false, "", 0},
@@ -395,14 +395,14 @@ TEST(WindowAdvice, NoisewatchCommandsKeepWindowsAndCountProcessRuns) {
   EXPECT_EQ(harness[0].commands[0], "noisewatch --windows-exec bench --runs 10 -- hyperfine -N --runs 20 --warmup 2 ./bench");
   // Google Benchmark's repetitions are cut again by --windows gbench.
   rec.windows_exec.reset();
-  rec.windows_harness = nlohmann::json{{"name", "gbench"}};
+  rec.windows_harness = WindowsHarness{.name = "gbench"};
   std::vector<Recommendation> gbench = {
       {"more-runs", "Measure more runs", {"noisewatch --runs 95 -- ./bm --benchmark_repetitions=10"}, {}, false, "", 0}};
   report::adapt_to_windows(rec, gbench);
   EXPECT_EQ(gbench[0].commands[0], "noisewatch --windows gbench --runs 10 -- ./bm --benchmark_repetitions=10");
   // A record of process runs is left alone.
   RunRecord plain;
-  plain.runs.resize(3);
+  plain.samples.resize(3);
   auto before = recs;
   report::adapt_to_windows(plain, recs);
   EXPECT_EQ(recs[0].commands, before[0].commands);

@@ -86,12 +86,12 @@ int Scorecard::print(const std::string& expected) const {
 
 void common_rules(const ScoreInput& in, Scorecard& card, bool needs_injection,
                   const std::vector<std::string>& injected) {
-  size_t reps = in.truth.reps.size(), runs = in.rec.runs.size();
+  size_t reps = in.truth.reps.size(), runs = in.rec.samples.size();
   card.rule("the injector saw " + std::to_string(reps) + " repetitions, the record has " + std::to_string(runs) +
                 " runs: must be equal",
             reps == runs && !in.rec.interrupted);
   std::vector<int> bad;
-  for (const auto& r : in.rec.runs)
+  for (const auto& r : in.rec.samples)
     if (r.warmup && in.truth.reps.count(r.index) && in.truth.reps.at(r.index).value("injected", false))
       bad.push_back(r.index);
   if (!bad.empty()) card.rule("warm-up run " + std::to_string(bad.front()) + " was injected: must not be", false);
@@ -132,7 +132,7 @@ int score_mode(const std::string& scenario, const std::string& record, const std
   } catch (const std::exception& e) {
     die(std::string("cannot score: ") + e.what());
   }
-  for (const auto& r : in.rec.runs) {
+  for (const auto& r : in.rec.samples) {
     if (r.warmup || r.interrupted) continue;
     auto t = in.truth.reps.find(r.index);
     if (t == in.truth.reps.end()) continue;  // counted by common_rules' equal-repetitions rule

@@ -97,7 +97,7 @@ std::set<std::string> own_comms(const ScoreInput& in, std::initializer_list<cons
   for (const auto& [idx, t] : in.truth.reps)
     if (t.contains("own_comms"))
       for (const auto& c : t["own_comms"]) own.insert(c.get<std::string>());
-  for (const auto& r : in.rec.runs)
+  for (const auto& r : in.rec.samples)
     for (const auto& n : r.noise)
       if (auto id = sources::parse(n.source); id.category == sources::kContention) own.insert(id.name);
   own.erase("");
@@ -110,7 +110,7 @@ void no_self_preemption_rule(const ScoreInput& in, Scorecard& card, const std::s
   auto check = [&](const std::string& source) {
     if (auto id = sources::parse(source); id.category == sources::kPreemption && own.count(id.name)) seen.insert(source);
   };
-  for (const auto& r : in.rec.runs)
+  for (const auto& r : in.rec.samples)
     for (const auto& n : r.noise) check(n.source);
   for (const auto& a : in.rec.attribution) check(a.source);
   std::string names, found;
