@@ -21,14 +21,8 @@ const fs::path kRoot = NW_SOURCE_DIR;
 // deeper indentation continues the text. Keys are top-level entries ("src/"), values what is listed
 // inside them ("cli/", "overhead.sh").
 std::map<std::string, std::set<std::string>> layout_entries() {
-  std::string doc = test::slurp((kRoot / "docs/design.md").string());
   std::map<std::string, std::set<std::string>> out;
-  auto section = doc.find("\n## Layout\n");
-  if (section == std::string::npos) return out;
-  auto open = doc.find("```\n", section);
-  auto close = doc.find("\n```", open + 4);
-  if (open == std::string::npos || close == std::string::npos) return out;
-  std::istringstream lines(doc.substr(open + 4, close - open - 4));
+  std::istringstream lines(test::doc_code_block("docs/design.md", "## Layout"));
   std::string top;
   for (std::string line; std::getline(lines, line);) {
     if (line.empty()) continue;
