@@ -60,7 +60,8 @@ std::map<std::string, Documented> documented_commands(const std::string& block, 
     std::string text = std::regex_replace(line, quoted, " ");
     for (std::sregex_iterator m(text.begin(), text.end(), option), end; m != end; ++m)
       out[current].options.insert((*m)[1]);
-    for (std::sregex_iterator m(line.begin(), line.end(), word), end; m != end; ++m) out[current].words.insert(m->str());
+    for (std::sregex_iterator m(line.begin(), line.end(), word), end; m != end; ++m)
+      out[current].words.insert(m->str());
   }
   return out;
 }

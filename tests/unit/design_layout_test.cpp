@@ -57,7 +57,8 @@ TEST(DesignLayout, EveryListedEntryExists) {
   for (const auto& [top, inside] : layout) {
     EXPECT_TRUE(fs::exists(kRoot / top)) << "docs/design.md (Layout) lists " << top << ", which does not exist";
     for (const auto& e : inside)
-      EXPECT_TRUE(fs::exists(kRoot / top / e)) << "docs/design.md (Layout) lists " << top << e << ", which does not exist";
+      EXPECT_TRUE(fs::exists(kRoot / top / e))
+          << "docs/design.md (Layout) lists " << top << e << ", which does not exist";
   }
 }
 
