@@ -2,18 +2,10 @@
 // noisewatch kernel side: charges everything that takes time from tracked tasks (the benchmark,
 // its threads and children) to a named source, aggregated in-kernel per CPU.
 //
-// Accounting model (see docs/contracts.md):
-//  - while a tracked task runs on a CPU, hard IRQs, APIC vectors, softirqs and NMIs on that CPU
-//    are time stolen from it;
-//  - while a tracked task is runnable but not running, the CPU time of whatever runs instead on
-//    its CPU is charged to that task (preemption:<comm>), or to wakeup:idle when the CPU was idle;
-//  - nested time counts once: every interrupt-like event adds its own time to the CPU's
-//    intr_total, and each enclosing level (softirq, preempting slice) subtracts the growth of
-//    intr_total during its span. The same rule serves any nesting depth.
-//  - a tracked task kept waiting by another tracked task is contention (the workload's own doing);
-//  - wall time during which no tracked task runs or is runnable is blocking (the benchmark as a
-//    whole waits on I/O, a sleep, something outside it), kept apart from noise;
-//  - the tracked tasks' CPU time from the benchmark's execve to each task's end is summed.
+// What is charged to what: docs/contracts.md, "Accounting model"; how this file does it:
+// docs/design.md, "What is charged, and to whom". Nested time counts once through the CPU's
+// intr_total: every interrupt-like event adds its own time to it, and each enclosing level
+// (softirq, preempting slice) subtracts its growth during its span, at any nesting depth.
 // Hot paths matter: a context-switch storm runs on_switch and on_wakeup a few hundred thousand
 // times a second, and every nanosecond there is taken from the benchmark. So: tracked tasks are
 // found in a pid-indexed array (an inlined lookup, no helper call, no hashing); blocking, idle

@@ -1,4 +1,4 @@
-/* One record of the task iterator (bpf/task_times.bpf.c) as user space reads it
+/* One record of the task iterator (bpf/task_times.bpf.h) as user space reads it
  * (src/probes/task_iterator.cpp). Plain fixed-size fields: the same layout for clang -target bpf
  * and g++. */
 #ifndef NOISEWATCH_BPF_TASK_TIMES_H

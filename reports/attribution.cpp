@@ -1,10 +1,9 @@
-// Variance attribution. For time-valued sources the decomposition of docs/contracts.md is exact:
-//   Var(T) = sum_s Cov(T, S_s) + Cov(T, U),   U = T - sum_s S_s,   share_s = Cov(T, S_s) / Var(T).
+// Variance attribution: the exact decomposition of reports/ATTRIBUTION.md for time-valued sources.
 // Count-valued sources (migration, fault) carry no time, so their cost per event is estimated by
 // regressing the remainder U on their counts (least squares, non-negative: an event cannot save
 // time); beta_k * c_k then plays the role of S_k and leaves U, keeping the sum exactly 1. An
 // overlap source (smt) is regressed on its overlap time the same way: beta is the slowdown.
-// Frequency is a time-valued series modelled from mean_khz in sources.cpp.
+// Frequency is a time-valued series modelled from mean_khz in source_matrix.cpp.
 #include "reports/attribution.h"
 
 #include <algorithm>

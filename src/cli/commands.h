@@ -1,5 +1,5 @@
 // Each subcommand registers its own options on the CLI11 app and sets the action to run.
-// One function per subcommand, each defined next to the code it drives.
+// One function per subcommand, each in its own src/cli/<subcommand>_cli.cpp.
 #pragma once
 #include <functional>
 #include <memory>
@@ -16,16 +16,16 @@ using Action = std::function<int()>;
 // timeout(1) use it, next to 126/127 for a benchmark that cannot run (docs/contracts.md).
 inline constexpr int kExitOwnError = 125;
 
-void register_run(CLI::App& app, Action& action);       // src/runner/run_cli.cpp
-void register_report(CLI::App& app, Action& action);    // reports/report_cli.cpp
-void register_check(CLI::App& app, Action& action);     // src/check/check_cli.cpp
-void register_snapshot(CLI::App& app, Action& action);  // src/check/snapshot_cli.cpp
-void register_compare(CLI::App& app, Action& action);   // src/compare/compare_cli.cpp
-void register_bisect(CLI::App& app, Action& action);    // src/runner/bisect_cli.cpp
-void register_events(CLI::App& app, Action& action);    // src/probes/events_cli.cpp
-void register_kernel(CLI::App& app, Action& action);    // src/probes/kernel_cli.cpp
-void register_agent(CLI::App& app, Action& action);     // src/agent/agent_cli.cpp
-void register_tune(CLI::App& app, Action& action);      // src/tune/tune_cli.cpp
+void register_run(CLI::App& app, Action& action);
+void register_report(CLI::App& app, Action& action);
+void register_check(CLI::App& app, Action& action);
+void register_snapshot(CLI::App& app, Action& action);
+void register_compare(CLI::App& app, Action& action);
+void register_bisect(CLI::App& app, Action& action);
+void register_events(CLI::App& app, Action& action);
+void register_kernel(CLI::App& app, Action& action);
+void register_agent(CLI::App& app, Action& action);
+void register_tune(CLI::App& app, Action& action);
 
 // The words after the first `--` on the command line (the benchmark and its arguments); they
 // are kept away from the option parser so that none of them is taken for noisewatch's.

@@ -30,6 +30,13 @@ std::vector<std::string_view> all_but(std::string_view all, std::string_view cat
   return p;
 }
 
+// "irq:<name>" for each vector name given.
+std::vector<std::string_view> vector_sources(std::span<const std::string_view> names) {
+  std::vector<std::string_view> p;
+  for (std::string_view n : names) p.push_back(keep(fmt::format("irq:{}", n)));
+  return p;
+}
+
 // Device IRQs: every irq source except the APIC vectors (sources/kernel_names.h), which no
 // affinity setting moves.
 std::vector<std::string_view> device_irqs() { return all_but("irq:*", "irq", sources::apic_vector_names()); }
@@ -251,7 +258,7 @@ const std::vector<NoKnob>& without_knob() {
                            "of their own"},
       {{"irq:call_function", "irq:call_function_single"}, "IPIs that other CPUs send with their work (TLB shootdowns, cross calls)"},
       {{"irq:irq_work"}, "deferred work of the CPU's own kernel code (perf, printk, RCU)"},
-      {{"irq:thermal", "irq:threshold", "irq:deferred_error", "irq:error", "irq:spurious"},
+      {vector_sources(sources::hardware_event_vector_names()),
        "hardware events (thermal, machine check, errors): a hardware matter, not a setting"},
       {{"irq:x86_platform_ipi"}, "the platform's own interrupt (hypervisor callbacks): no setting in the guest"},
       {{"irq:reboot"}, "sent only to stop the machine"},

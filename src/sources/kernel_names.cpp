@@ -61,6 +61,10 @@ std::string_view vector_name(uint32_t id) { return id < kVectors.size() ? kVecto
 
 std::span<const std::string_view> apic_vector_names() { return kVectors; }
 
+std::span<const std::string_view> hardware_event_vector_names() {
+  return std::span(kVectors).subspan(NW_VEC_THERMAL, NW_VEC_SPURIOUS - NW_VEC_THERMAL + 1);
+}
+
 std::optional<uint32_t> vector_of_tracepoint(std::string_view tracepoint) {
   for (uint32_t i = 0; i < kVectorRows.size(); ++i)
     if (tracepoint == kVectorRows[i].tracepoint) return i;

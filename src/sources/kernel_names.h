@@ -17,6 +17,9 @@ std::string_view vector_name(uint32_t id);
 // All of those names, in enum nw_vector's order: the one list of them in user space. Each is a
 // CPU's own interrupt, which no IRQ affinity setting moves, unlike a device IRQ.
 std::span<const std::string_view> apic_vector_names();
+// The vectors of hardware events among them, thermal to spurious (thermal, machine-check
+// threshold, deferred and APIC errors): a hardware matter, which no setting removes.
+std::span<const std::string_view> hardware_event_vector_names();
 
 // The vector an irq_vectors tracepoint (without _entry/_exit: "thermal_apic") times.
 std::optional<uint32_t> vector_of_tracepoint(std::string_view tracepoint);

@@ -4,21 +4,11 @@
 // with format(); the report engine, compare, check and the agent read them with parse() and ask
 // this module what they mean: description, group, time or count, stolen or not.
 //
-// Add a noise source:
-//   1. The kernel side: a value of `enum nw_kind` in bpf/noise.h and the code in bpf/noise.bpf.c
-//      that charges it (or, for a figure read from /proc, its reading in src/runner/run_sample.cpp).
-//   2. The probe's naming: a case in EventNamer::name() (src/probes/source_names.cpp) that builds the
-//      name with format(kYourCategory, name); kernel-side names (vectors, softirqs) go into
-//      kernel_names.cpp.
-//   3. One entry here: a category constant below and its row in kCategories (vocabulary.cpp):
-//      its group, whether the probes can only count it, and its description. Then its row in
-//      docs/contracts.md "Source names" (tests/unit/sources_vocabulary_test.cpp fails for a
-//      category listed there that this module does not know).
-//   4. The knob that removes it: a pattern in a knob's `sources` (src/knobs/catalogue.cpp), or a
-//      line in without_knob() there saying why none can (tests/unit/knobs_catalogue_test.cpp).
-// That is all: attribution, charts, headlines and warnings (reports/), the noise diff and its
-// explanation (compare), check's gap attribution, the agent's series and the report's advice take
-// it from here (CONTRIBUTING.md, "Add a noise source", lists every file).
+// A new source: CONTRIBUTING.md, "Add a noise source", gives every step and file. This module's
+// part is a category constant below and its row in kCategories (vocabulary.cpp): its group,
+// whether the probes can only count it, and its description. Attribution, charts, headlines and
+// warnings (reports/), the noise diff and its explanation (compare), check's gap attribution, the
+// agent's series and the report's advice take it from here.
 #pragma once
 #include <compare>
 #include <string>

@@ -20,6 +20,20 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// The first code block (between lines of ```) after the line `heading` of a document under
+// NW_SOURCE_DIR ("docs/design.md", "## Layout"); "" when there is none. For the tests that hold a
+// document's lists to the code.
+inline std::string doc_code_block(const std::string& doc_path, const std::string& heading) {
+  std::string doc = slurp(std::string(NW_SOURCE_DIR) + "/" + doc_path);
+  auto section = doc.find("\n" + heading + "\n");
+  if (section == std::string::npos) return "";
+  auto open = doc.find("```\n", section);
+  if (open == std::string::npos) return "";
+  auto close = doc.find("\n```", open + 4);
+  if (close == std::string::npos) return "";
+  return doc.substr(open + 4, close - open - 4);
+}
+
 // Expects `actual` to equal the golden file at `path`; rewrites it instead under
 // NW_UPDATE_GOLDENS=1. A missing golden is a failure that says how to create it.
 inline void expect_golden(const std::string& actual, const std::string& path) {
