@@ -68,7 +68,7 @@ struct Write {
   Format format = Format::text;
   // Where the kernel says when it has acted on the write, read back after it (a cpulist): an IRQ's
   // effective_affinity_list moves only at its next interrupt on x86's IO-APIC.
-  std::string effective;
+  std::string effective = {};
 };
 
 // What a runtime knob would do on a machine, read just before it is applied.
