@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # What `noisewatch agent` costs: its own CPU time (utime+stime of every thread, from
 # /proc/PID/stat) over DURATION seconds, as a percentage of one CPU; and, separately, the time
 # its eBPF programs ran inside the kernel (kernel.bpf_stats_enabled), which is charged to

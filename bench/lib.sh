@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by the bench/ scripts that source it: the checks every script makes before measuring,
 # and the statistics they print. Sourced after `set -u -o pipefail`; `me` names the script.
 export LC_ALL=C  # decimal points in awk and sort -g

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nw_tracepoint_floor -- CMD [ARGS...]: runs CMD with empty eBPF programs attached to the
 // tracepoints of bench/'s storms (bpf/tracepoint_floor.bpf.c: sched_switch, sched_wakeup, hard and
 // soft IRQ entry and exit, sched_migrate_task), so bench/overhead.sh and program_cost.sh can show

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # noisewatch's own cost, each figure printed with its anchor measured in the same run of this
 # script (A = bare, B = under noisewatch, F = the anchor, alternating A B F A B F ... so that slow
 # phases of a shared machine hit all alike).

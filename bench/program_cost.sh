@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What each of noisewatch's eBPF programs costs per call, measured where it is deterministic: the
 # kernel's own BPF statistics (kernel.bpf_stats_enabled: run count and run time of every
 # program) over a fixed storm of one kind of event, rather than wall-time ratios the host's noise

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # noisewatch's cost on the workload shapes the event storm does not cover: many processes, many
 # threads, a build, a long run, and many short repetitions (hyperfine's home ground). Each figure
 # with its anchor from the same run of this script, paired rounds alternating bare and under

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The cost of --windows and --timeline, measured side by side (A B C ... alternating in every
 # round, so that slow phases of a shared machine hit all alike; medians of per-round figures).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Kernel/user ABI of noisewatch's eBPF programs: the only header both sides include.
  * Plain __u32/__u64 fields only, so the layout is the same for clang -target bpf and g++. */
 #ifndef NOISEWATCH_BPF_NOISE_H

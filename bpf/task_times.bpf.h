@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 // Every task's scheduler run time, in one read: a task iterator that writes one fixed record per
 // task (bpf/task_times.h). It stands in for three /proc files per task (0.8-1 ms per snapshot on
 // this project's VMs with ~200 tasks, where a procfs open is slow), taken once per repetition for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* One record of the task iterator (bpf/task_times.bpf.h) as user space reads it
  * (src/probes/task_iterator.cpp). Plain fixed-size fields: the same layout for clang -target bpf
  * and g++. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 // Timeline (--timeline): every charged span at or above a threshold, timestamped, into a BPF ring
 // buffer. Included by noise.bpf.c after windows.bpf.h and before its record functions, which call tl_emit().
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 // Marked windows (--windows): the benchmark marks the windows it measures, and every charge made
 // while window k is open carries k + 1 in its key (0 outside any window), so user space splits a
 // process run's noise by window after it ends. Nothing is streamed: the markers only move

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bpf_object(NAME SOURCE): compile SOURCE for the BPF target and generate NAME.skel.h with
 # bpftool; exposes an INTERFACE target NAME_skel whose include path holds the skeleton.
 # On x86-64, vmlinux.h is the committed bpf/vmlinux/vmlinux.h, whatever kernel builds it: CO-RE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes OUT, a header defining NOISEWATCH_COMMIT: the commit the sources at SRC are at (git), or
 # COMMIT when a packager gives it (a tarball has no .git), else "unknown". Rewritten only when the
 # text changes, so a new commit recompiles one file and an unchanged tree nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The demo benchmark: the array-sum kernel from the benchmark-tuning literature.
  * One execution is one repetition: it sums an array of 4096 doubles in bursts of 256 sums,
  * sleeping briefly between bursts (so the CPU can be taken away and the caches go cold, as in

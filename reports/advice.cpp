@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which knobs this run calls for. Each entry looks at the attributed sources (and patterns) and,
 // when a knob would remove a material share of the variance, recommends it. What a knob is, its
 // commands and its trade-off come from the one catalogue (src/knobs/), rendered for this run's

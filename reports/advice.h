@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The report's recommendations: which knobs of the catalogue (src/knobs/) this run calls for, and
 // advice on the measurement itself.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Advice for a --windows record: its repetitions are windows, so the noisewatch commands the
 // advice gives must keep --windows, ask for warm-up windows, and count process runs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the report engine concluded about one run record, as types: analyze() computes it once,
 // the format-neutral model and the JSON serialiser read it. Nothing here is JSON but the probes'
 // free-form detail of a source, passed through.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // analyze(): record -> attribution, patterns, workload split, advice, headline and warnings.
 #include <algorithm>
 #include <optional>

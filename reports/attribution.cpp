@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Variance attribution: the exact decomposition of reports/ATTRIBUTION.md for time-valued sources.
 // Count-valued sources (migration, fault) carry no time, so their cost per event is estimated by
 // regressing the remainder U on their counts (least squares, non-negative: an event cannot save

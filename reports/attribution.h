@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Run-to-run variance of wall time -> noise sources (the model is documented in ATTRIBUTION.md).
 #pragma once
 #include <optional>

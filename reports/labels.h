@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Window labels in reports: a record whose windows carry labels (--windows gbench names each
 // repetition after its benchmark; "begin LABEL" and USDT arguments label marked windows) gets a
 // table per label and, when they are several benchmarks, one report per label (analyze():

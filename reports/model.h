@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The format-neutral report: everything a renderer shows, already computed and ordered, and
 // nothing that no renderer shows. Built from a record and its Analysis; each renderer is a pure
 // function of this model.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sentences of a report: headline and warnings, written once so every format agrees.
 #pragma once
 #include <optional>

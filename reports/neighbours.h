@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Leads beyond the exact decomposition (issue #24 §4): a neighbour, a process busy on another
 // CPU than the benchmark's (runs[].neighbours), whose share of each run follows the part of the
 // run time no source explains. It shares the caches, the memory bandwidth and, on a VM, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shapes of the run-to-run distribution that have a name and a usual cause: outliers, two
 // clusters, a trend across repetitions, a slow first run; and how stable the timings are.
 #pragma once

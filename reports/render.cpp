@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Format names and the dispatch from a record to one renderer.
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One self-contained HTML file: inline CSS, inline SVG charts, no external resources.
 #include <cctype>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON serialiser: the run document of docs/contracts.md ("noisewatch.run/1") from a record and
 // its analysis. The only place where the engine's results become JSON: the attribution rows'
 // `extra` evidence and the free-form `report` object.

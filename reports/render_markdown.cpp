@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Markdown to paste into a pull request or an issue (GitHub-flavoured tables).
 #include <cctype>
 

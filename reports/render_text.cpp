@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The terminal report: headline first, then the numbers, then what to do.
 #include <cctype>
 

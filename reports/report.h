@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The report engine's entry points: what the runner and `noisewatch report` call.
 // analyze() explains a run record (attribution, patterns, advice); render() turns the record and
 // its analysis into one output format. Everything else in reports/ is an implementation detail.

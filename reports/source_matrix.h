@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-repetition series of every noise source, aligned on the measured runs: the input of
 // attribution, pattern detection and the charts.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SVG charts drawn by noisewatch itself (no JavaScript library, no network): inline in the HTML.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "reports/svg_timeline.h"
 
 #include <algorithm>

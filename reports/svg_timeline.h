@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The timeline chart of the HTML report: one row per process run, its windows (or the run) as
 // bands, and the longest noise events at the time they struck, coloured like the other charts.
 // Drawn from the record's timeline summary (--timeline), without the trace file.

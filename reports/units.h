@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Human-readable numbers shared by every renderer, so that all formats say the same thing.
 #pragma once
 #include <string>

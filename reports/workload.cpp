@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exact decomposition leaves the workload's own CPU-time variance in `unexplained` (the probes
 // only see time taken *from* the benchmark). When a retired-instructions counter exists, the part
 // of that remainder that follows the instruction count is the workload doing different work per

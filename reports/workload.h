@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Is the variance the workload's own (it did different work or chose to wait) or the machine's?
 #pragma once
 #include <optional>

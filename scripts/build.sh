@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures and builds into build/ (incremental when run again).
 #   scripts/build.sh          everything: noisewatch, the demo, the tools and the test suite
 #   scripts/build.sh --demo   only noisewatch and the demo benchmark (no test dependencies)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Fails when an include points up the layer map of docs/design.md ("Layers").
 
 Usage: scripts/check_layers.py [SOURCE_DIR]. A file of folder F (src/F/..., or reports/) may

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what noisewatch needs, from Debian 12 packages, for one purpose:
 #   scripts/install-deps.sh run     build and run noisewatch (what the demo needs)
 #   scripts/install-deps.sh test    + the test suite's tools (default; what .ci/run needs)

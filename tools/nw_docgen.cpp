@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes noisewatch's man pages and shell completions, generated from the option definitions
 // --help shows (src/cli/docgen.h), at build time:
 //   nw_docgen OUTDIR DATE    OUTDIR/man1/noisewatch*.1, OUTDIR/bash-completion/noisewatch,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* noisewatch window markers for C and C++ benchmarks.
  *
  *   #include <noisewatch/markers.h>     (add -I<noisewatch>/include; needs <sys/sdt.h>, Debian:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch agent`: watches CPUs with the eBPF noise probe, re-runs the configuration checks,
 // and serves both to Prometheus until SIGTERM or SIGINT; SIGHUP reloads the --web-config file.
 #pragma once

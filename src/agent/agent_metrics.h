@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What /metrics shows, gathered into one value so that the rendering is a pure function.
 #pragma once
 #include <cstdint>

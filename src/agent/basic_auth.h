@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HTTP basic authentication against the bcrypt hashes of a web config (basic_auth_users).
 // bcrypt is slow on purpose (~50-100 ms at cost 10), and Prometheus sends the same credentials
 // every scrape: verdicts are remembered by a SHA-256 digest of user, hash and password (never the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/check_worker.h"
 
 #include <sys/resource.h>

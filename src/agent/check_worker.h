@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Re-runs the configuration checks of `noisewatch check` on a background thread, so a slow
 // read of /sys never delays a scrape. The live noise measurement of `check` (a spinning thread
 // per CPU) is never run here: the agent's eBPF counters replace it at a fraction of the cost.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <utility>  // before Boost 1.74's asio headers, which use std::exchange without it
 
 #include "agent/http_server.h"

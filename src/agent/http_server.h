@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small read-only HTTP/1.1 server on Boost.Beast for the agent's endpoints, hardened for a
 // long-running service: bounded header and body sizes, bounded connection count, a deadline on
 // every read and write (slow clients are cut off), and a stop() that closes everything. With a

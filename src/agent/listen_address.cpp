@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/listen_address.h"
 
 #include <utility>  // Boost 1.74's asio headers use std::exchange without including it

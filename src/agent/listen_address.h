@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The --listen ADDR:PORT value of `noisewatch agent`.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/noise_ledger.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cumulative noise per CPU and source, the state behind the agent's Prometheus counters.
 //
 // The probe hands out what happened since its last collect(); Prometheus counters must only ever

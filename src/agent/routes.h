@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What each URL of the agent answers: a pure function from method and target to a reply, so
 // the HTTP plumbing (http_server.h) knows nothing about noise and the routing is unit-tested.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "agent/self_stats.h"
 
 #include <sys/resource.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's own resource use, for its self-metrics (how much the watcher costs).
 #pragma once
 #include "agent/agent_metrics.h"

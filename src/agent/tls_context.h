@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TLS side of a web config: an OpenSSL server context (through Boost.Asio's ssl::context)
 // with the certificate, key, client verification, versions, ciphers and curves it asks for.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's --web-config FILE: TLS and basic auth in the format of Prometheus' exporter-toolkit
 // (the file node_exporter and every exporter built on the toolkit read through
 // --web.config.file), so operators reuse the files, certificates and scrape configs they have.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A web config made ready to serve with: the TLS context, the credentials, the extra headers and
 // the rate limit. The HTTP server holds one and swaps it whole when the file is reloaded, so a
 // connection sees one configuration or the next, never half of each.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Everything the configuration rules read, gathered once per check from one Sysroot.
 #pragma once
 #include <cstdint>

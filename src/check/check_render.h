@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renderers of a CheckReport: pure functions, one per --format.
 #pragma once
 #include <string>

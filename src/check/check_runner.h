@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch check` without its command line: read the configuration, measure the CPUs, rank.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "check/cpu_noise.h"
 
 #include <pthread.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Measured noise per CPU, osnoise's way: a thread pinned on each CPU spins reading the clock;
 // every gap between two reads above a threshold is time something else took from it.
 // `noisewatch check` shows it, and `run --cpu auto` uses the ranking to pick a CPU.

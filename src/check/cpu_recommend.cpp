@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which measured CPU to benchmark on: the ranking and the recommendation of check and
 // `run --cpu auto`.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The result model of `noisewatch check`: findings about the configuration, measured noise per
 // CPU and the recommended CPU. Renderers (text, JSON, Prometheus) are pure functions of it.
 #pragma once

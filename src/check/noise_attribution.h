@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attribution of measured gaps to OS events with the eBPF noise probe (src/probes/noise_probe.h):
 // the probe charges everything that takes time from the spinning threads, per CPU and source.
 #pragma once

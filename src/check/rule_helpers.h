@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers shared by the rule files: CPU list text, sysfs paths, the catalogue's fixes.
 #pragma once
 #include <string>

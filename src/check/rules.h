@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The configuration rules of `noisewatch check`, one function per finding id (docs/contracts.md).
 // Each reads only through ctx.root, so it works the same live and on a sysroot, and reports
 // `unknown` when its input files are absent.

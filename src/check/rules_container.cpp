@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The container around the benchmark, a machine of its own:
 //   cpu-quota          a CPU quota on its cgroup (CFS bandwidth control) stops it while it is
 //                      runnable, whatever the machine's tuning;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpu-governor, frequency-range, turbo-boost: a CPU whose clock moves makes timings move.
 #include <map>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // irq-affinity, irqbalance: device interrupts that may land on the benchmark's CPUs.
 #include <algorithm>
 

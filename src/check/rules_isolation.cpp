@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpu-isolation, nohz-full, rcu-nocbs: keep the scheduler, the tick and RCU callbacks off the
 // benchmark's CPUs.
 #include <algorithm>

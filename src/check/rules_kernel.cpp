@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aslr, transparent-hugepages, nmi-watchdog, numa-balancing: kernel tunables that change
 // memory layout or take CPU time behind the benchmark's back.
 #include <fmt/format.h>

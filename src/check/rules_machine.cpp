@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // virtualization, load: the machine around the benchmark — a hypervisor, other work.
 #include <unistd.h>
 

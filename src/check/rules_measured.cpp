@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // measured-noise: what the live measurement saw, as a finding. Only the quietest measured CPU
 // counts: a benchmark can be moved to it, so only when even that CPU is noisy is the machine unfit.
 #include <fmt/format.h>

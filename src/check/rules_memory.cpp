@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // memory-limit: a memory limit on the benchmark's cgroup (or one above it). Near the limit every
 // allocation of the group may first have to reclaim (page cache, then swap) in the allocating
 // task's own time, and past it the OOM killer ends it: run time then depends on what else the

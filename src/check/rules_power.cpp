@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpu-idle-states, power-supply, thermal-throttling: sleep depth, battery and heat. Being on
 // battery, or throttling during the check, fails: timings taken then are not comparable.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // preempt-rt: what a PREEMPT_RT kernel (or `threadirqs`) changes for a benchmark. Device interrupts
 // are handled by kernel threads, irq/NN-name at SCHED_FIFO 50, which preempt any SCHED_OTHER task
 // (and a --fifo 1 benchmark) the moment their device interrupts; each thread may run where its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // smt, hybrid-cpu: what shares the benchmark's core, and whether all cores are alike.
 #include <algorithm>
 

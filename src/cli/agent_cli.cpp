@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch agent`: options and their validation; the service itself is in agent.cpp.
 #include <memory>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch bisect --good REV --bad REV [--build CMD] [options] -- BENCH [ARGS...]`
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch check`: options, output selection and the exit status (0 / 1 warnings / 2 failures).
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Each subcommand registers its own options on the CLI11 app and sets the action to run.
 // One function per subcommand, each in its own src/cli/<subcommand>_cli.cpp.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch compare BASE NEW`: timing statistics plus a noise-profile diff -> verdict.
 // Exit 0, or 1 when --fail-above is exceeded; 125 for unreadable or invalid input.
 // `noisewatch compare [options] -- A ::: B`: both commands measured live (src/runner/live_compare.h).

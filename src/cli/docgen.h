@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Man pages and shell completions, generated from the same CLI11 definitions as --help
 // (cli::make_app), so that none of them can drift from the options noisewatch really takes.
 // tools/nw_docgen.cpp writes them at build time; `cmake --install` and the .deb ship them.

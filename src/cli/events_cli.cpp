@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch events [PATTERN]`: the events libpfm4 knows on this machine, by PMU, each marked
 // with whether the kernel lets us count it here (a VM typically exposes no hardware PMU even
 // though libpfm4 recognises the CPU), plus the kernel's sysfs PMU events and effective-ghz.

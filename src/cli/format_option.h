@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The --format option, the same for every subcommand: the choices listed in --help, checked by
 // CLI11 before anything runs, one error message ("--format: pdf not in {text,json}") and exit 125.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch kernel`: what this kernel gives noisewatch (probes/kernel_report.h).
 #include "cli/commands.h"
 #include "cli/format_option.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch report RUN.json [--format F] [-o FILE] [--label L]`: re-render a saved run.
 #include <cstdio>
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch [run] [options] -- CMD [ARGS...]`
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch snapshot DIR`: the files `check` reads, copied byte for byte into DIR, so the
 // machine can be checked elsewhere with `noisewatch check --sysroot DIR`.
 #include <filesystem>

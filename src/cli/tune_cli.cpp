@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch tune apply|restore|status|list|prove`: set the runtime knobs of the catalogue for
 // benchmarking, prove the gain, and put every value back exactly.
 #include <unistd.h>

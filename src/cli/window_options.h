@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The run options of windows and the timeline: --windows, --windows-exec, --windows-at, --warmup-windows,
 // --timeline, --timeline-threshold (docs/contracts.md).
 #pragma once

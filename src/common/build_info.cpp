@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "common/build_info.h"
 
 #include "nw_commit.h"  // generated in the build directory (cmake/Commit.cmake)

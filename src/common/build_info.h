@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What this binary was built from, beyond its version (NOISEWATCH_VERSION): the commit, written
 // at build time by cmake/Commit.cmake.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one way a duration is written for people, in every output of every subcommand.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // noisewatch's own error: what every layer throws for a user's mistake or a missing capability.
 // The command line turns it into a one-line message and exit status 125 (cli/commands.h).
 #pragma once

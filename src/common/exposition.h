@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A writer for the Prometheus text exposition format 0.0.4: HELP and TYPE once per family,
 // escaped label values and help text, Go-compatible float spellings.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading whole files (procfs, sysfs, fixtures, the kernel BTF): the one helper every layer uses.
 #pragma once
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The output formats of a document (a check report, a comparison): one table per document names
 // every format --format accepts and its renderer, so that the option's choices, its help and the
 // dispatch cannot disagree. reports/render.cpp keeps the run report's own table (it has aliases).

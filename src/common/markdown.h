@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Markdown that pastes into a pull request or an issue: what every markdown renderer shares.
 #pragma once
 #include <string>

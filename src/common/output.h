@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a command's document goes, written the same way by every subcommand: to stdout, or to a
 // file written whole (a temporary beside it, renamed over it: a reader such as node_exporter's
 // textfile collector, or a user's `tail`, never sees half a report), with colour decided once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NOISEWATCH_TIMING=1: where noisewatch's own time goes, phase by phase (host facts, the BTF scan,
 // opening, loading and attaching the eBPF programs with each program's verification time, the
 // repetitions, the report, the teardown), printed on stderr when the command ends. bench/overhead.sh

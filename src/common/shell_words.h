@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Quoting for the commands noisewatch prints for a user to paste into a shell (fixes, reruns,
 // completions): one rule, so a printed command always runs as shown.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running a helper command (git, a build) and capturing what it prints: for the commands noisewatch
 // drives, never for the benchmark (runner/held_child.h runs that).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds the comparison model from two parsed inputs: match benchmarks by name, compare timings,
 // diff noise and hosts when both sides are noisewatch reports, and write the verdict sentences.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "compare/cpu_time.h"
 
 #include "compare/timing.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU time (user + system) of NEW against BASE, where the inputs carry it: compared like wall
 // time, and flagged when it points another way (wall +10 %, CPU -10 %: waiting, not computing).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sentence that answers "code or noise?" for one benchmark, from its finished comparison.
 #pragma once
 #include <string>

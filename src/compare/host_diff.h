@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Were BASE and NEW measured on the same machine, set up the same way?
 #pragma once
 #include <vector>

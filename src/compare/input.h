@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `compare` reads: timings per benchmark name, from a noisewatch run report or from the JSON
 // that Google Benchmark, hyperfine and pyperf already write (gzip-compressed or not, with the
 // NaN/Infinity literals those tools emit). Only noisewatch reports carry noise.

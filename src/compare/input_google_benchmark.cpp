@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Google Benchmark JSON (--benchmark_format=json / --benchmark_out): one row per repetition,
 // grouped by run_name; aggregate rows (_mean, _median, ...) are summaries of those and skipped.
 // The context block describes the machine, for host_diff.

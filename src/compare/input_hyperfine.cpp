@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hyperfine --export-json: results[] with the command line and every run's wall time in seconds;
 // CPU time only as means over the runs (user, system), so it gives a ratio but no test.
 #include <cmath>

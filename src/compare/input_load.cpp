@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Format detection and file loading for `compare`; the per-format parsers live in input_*.cpp.
 #include <cerrno>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // noisewatch run reports: the measured repetitions' wall times, and the record kept for noise.
 #include <algorithm>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pyperf JSON (python -m pyperf ... -o FILE): benchmarks[].runs[].values, in seconds per loop.
 // The first runs are often calibration runs with warmups only: they carry no values and are skipped.
 // Each run's metadata `duration` (the worker's whole run, pyperf_measures.h) is kept beside.

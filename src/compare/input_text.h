@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // From the bytes of an input file to JSON: what the benchmark tools write is not always plain
 // UTF-8 RFC 8259 JSON. pyperf writes gzip when the name ends in .gz, Google Benchmark and Python
 // write bare NaN/Infinity/-Infinity, and a shell redirect on Windows writes UTF-16.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Live compare's statistics on a record of interleaved pairs (`compare -- A ::: B`): the
 // sequential decision, the runs one source disturbed, and what kept the answer open. Pure
 // functions of the record, so a saved record gives the same answer as the run that wrote it.

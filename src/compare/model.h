@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The format-neutral result of `noisewatch compare`: everything the renderers print, nothing more.
 // Renderers (render_text/json/markdown.cpp) are pure functions of this model.
 #pragma once

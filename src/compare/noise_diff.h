@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Noise half of compare: which sources took more (or less) time from the benchmark in NEW.
 #pragma once
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pyperf's JSON beside a --windows pyperf record: the two time different things. pyperf's values
 // are the time per loop of the benchmarked code; a window is a whole worker process, from its fork
 // to its exit: the interpreter's start-up, pyperf's import and its exit included (on this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One renderer per output format; each is a pure function of the comparison model.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmarks of one comparison taken together: Holm's correction across them (74 benchmarks
 // tested at alpha 0.05 would otherwise give about 4 false alarms), the summary counts and the
 // headline benchmark.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timing half of compare: ratio of medians, Hodges-Lehmann interval, Mann-Whitney p, verdict.
 #pragma once
 #include <span>

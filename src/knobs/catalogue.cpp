@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table of knobs. Runtime knobs are listed in the order `tune` applies them: irqbalance stops
 // before the IRQs move, turbo goes off before min = max is read, SMT siblings go offline last.
 #include "knobs/catalogue.h"

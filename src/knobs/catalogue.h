@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one catalogue of knobs that remove benchmark noise, shared by the report's recommendations,
 // the check fixes and `noisewatch tune`:
 //   recommendation: "address source S with knob K"  -> commands(get(K), ctx) and rerun(get(K), ctx)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rendering a knob's manual commands, and the one boot-loader edit every boot parameter goes
 // through (the report and `check` used to write it twice, with and without sudo).
 #include <fmt/format.h>

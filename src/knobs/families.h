@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The knobs' planners (what `tune` writes on this machine) and renderers (the commands by hand),
 // one file per family; catalogue.cpp puts them in the table. Internal to src/knobs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pin-cpu, sched-fifo, timer-slack, nice, clean-env, stop-process, cpu-quota: knobs for one benchmark process
 // (the `run` flags, or the standard tools) and the knobs that are by hand only.
 #include <fmt/format.h>

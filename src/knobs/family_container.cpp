@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpu-quota-cpuset, memory-limit, container-cpuset: settings of the container around the
 // benchmark. All manual: a container's cgroups belong to its runtime (Docker, the kubelet,
 // systemd), which rewrites them from the container's spec, so the fix is an edit of that spec;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // smt-off, c-states: nothing shares the benchmark's core, and its CPU wakes up fast.
 #include <algorithm>
 

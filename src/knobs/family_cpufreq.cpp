@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // performance-governor, fixed-frequency, turbo-off: the CPU frequency must not move between runs.
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // irqbalance, irq-affinity, irq-default-affinity, workqueue-cpumask: device interrupts and
 // deferred kernel work go to the housekeeping CPUs.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aslr-off, nmi-watchdog, numa-balancing, timer-migration, transparent-hugepages: kernel
 // tunables that change the memory layout or take CPU time behind the benchmark's back.
 #include <fmt/format.h>

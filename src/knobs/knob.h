@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One knob of the catalogue (src/knobs/catalogue.h): what it removes, how to apply it by hand,
 // what it costs, and, for the knobs `noisewatch tune` sets at run time, which files to write.
 #pragma once

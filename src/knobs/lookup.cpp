@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finding knobs in the catalogue: by id, by the noise source they address, by check finding.
 #include <stdexcept>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building blocks of the rendered commands, so every knob writes a file, runs a privileged
 // command or names CPUs the same way (with sudo for `check`, as root for the report).
 #pragma once

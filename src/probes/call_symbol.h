@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows-at SYMBOL: which function of the benchmark's executable, or of a library it needs,
 // the user means. C++ functions by mangled name or by their demangled name (with or without the
 // parameters, qualified as much as needed: `step`, `work::step`, `work::step(int)`).

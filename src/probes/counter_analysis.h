@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pure arithmetic on counter values, for the recorder: scaling of multiplexed counts, effective
 // frequency from APERF/MPERF, and IPC. (How counters split the run-to-run variance between the
 // workload and the machine is the report engine's: reports/workload.cpp.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One perf_event_open file descriptor, owned: opened on a task, read with its enabled/running
 // times (so multiplexing can be detected and scaled), closed on destruction.
 #pragma once

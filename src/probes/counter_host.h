@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What this machine lets us count: is there a hardware PMU, and if not, why not (a VM whose
 // hypervisor exposes none is the common case), and is APERF/MPERF readable for frequency.
 #pragma once

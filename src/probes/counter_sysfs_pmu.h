@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events the kernel publishes under /sys/bus/event_source/devices/<pmu>/ that libpfm4 has no
 // table for, such as the msr PMU's tsc, aperf and mperf ("msr/aperf/" in perf's syntax).
 #pragma once

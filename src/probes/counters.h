@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hardware and software counters of the benchmark process, per repetition: libpfm4 names,
 // perf_event_open with inherit (all threads and children), enabled at execve, read after the
 // child was reaped, scaled when multiplexed. Events this machine cannot count are reported in

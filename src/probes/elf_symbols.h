@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What an ELF file says about its functions and its libraries (libelf): for --windows-at, which
 // attaches a uprobe to a function by name.
 #pragma once

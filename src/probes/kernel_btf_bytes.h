@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's BTF bytes, cheaply: sysfs hands /sys/kernel/btf/vmlinux out one page per read()
 // (1,350 system calls for 5.5 MB), while Linux 6.16 and later let it be mapped in one call. The
 // probe's scan (kernel_btf_scan.h) reads it through this.

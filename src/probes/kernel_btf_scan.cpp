@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "probes/kernel_btf_scan.h"
 
 #include <linux/btf.h>

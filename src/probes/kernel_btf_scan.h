@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The few facts the probe needs from the kernel's BTF before it loads its programs, found in one
 // linear pass over the raw type section instead of a full libbpf parse. libbpf parses the same
 // 5-6 MB again for CO-RE while loading; a full parse here as well cost 10-20 ms of a ~80 ms

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "probes/kernel_features.h"
 
 #include <bpf/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What this kernel lets the probe run, decided before its object is loaded: programs on
 // tracepoints the kernel lacks (another arch, an older kernel) are left out and said so; fault
 // time needs fentry on handle_mm_fault, which lockdown or a security policy may refuse; precise

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "probes/kernel_report.h"
 
 #include <sys/utsname.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch kernel`: what this kernel gives noisewatch. The probe is loaded as each of the
 // command line's set-ups would load it (a plain run, --timeline, each kind of --windows, all of
 // them at once); for each, every program's verification against the verifier's limits, or the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The eBPF noise probe: loads bpf/noise.bpf.c, attaches it, and reads what it aggregated.
 // One instance per process; destroying it detaches and unloads every program.
 #pragma once

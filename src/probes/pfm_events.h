@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libpfm4, the event-name database: turns names such as "cycles", "task-clock" or
 // "amd64_fam19h_zen4::RETIRED_INSTRUCTIONS" into perf_event_attr, and lists what it knows.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "probes/rare_vectors.h"
 
 #include <fmt/format.h>

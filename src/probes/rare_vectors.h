@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rare APIC vectors (thermal events, machine-check thresholds, APIC errors, spurious
 // interrupts, platform IPIs, reboot) on a machine that has never seen them: /proc/interrupts counts
 // each since boot, and one that never fired (or that the kernel does not even list) is not worth

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names for what the kernel side records: the source of a noise key ("preemption:kworker/1:2",
 // "irq:virtio1-req.0", ...) in the vocabulary of src/sources/, and the key each fixed per-CPU slot
 // stands for.

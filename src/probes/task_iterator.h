@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every task's run time, read through the probe's task iterator (bpf/task_times.bpf.h) in one
 // read() instead of three /proc files per task: a repetition's neighbours (runner/neighbours.h)
 // cost ~0.8-1 ms of /proc per snapshot on this project's VMs, ~0.15 ms this way, against a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the kernel's verifier says of each eBPF program, read from its log: the figures it prints
 // at BPF_LOG_STATS (instructions processed, states, each subprogram's stack) and, for a program it
 // refuses, the line that says why. Verifier limits differ between kernel builds (6.18.44 refused a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Marked windows and the timeline on the kernel side's behalf: configuring the eBPF object for
 // them before it is loaded, attaching the USDT markers, reading the windows a process run marked,
 // and draining the timeline's ring buffer. bpf/windows.bpf.h and bpf/timeline.bpf.h say how the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "record/source_detail.h"
 #include "record/run_record.h"
 

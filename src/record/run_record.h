@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The run record: everything one `noisewatch run` measured, in a format-neutral model.
 // It round-trips through the `noisewatch.run/1` JSON of docs/contracts.md (field names are a contract).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The run record as the noisewatch.run/1 JSON of docs/contracts.md, both ways. Writing uses
 // nlohmann's typed conversions (to_json found by ADL; NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE where
 // every field is always written under its own name). Reading stays checked by hand: a saved record

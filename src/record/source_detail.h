@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The evidence a noise entry carries about its source (NoiseEntry::detail in the record), typed:
 // the one place that knows its JSON keys. The probe names the task or IRQ of each event, the
 // runner merges a repetition's events, the report merges the runs and names pids and IRQs in its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The run record's compact summary of a --timeline recording: enough for the HTML report to draw
 // the process runs and windows with the noise on them, without the trace file. Times are
 // offsets from the start of the span's process run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Window labels of a record: a label as text, and the record cut down to one label's windows.
 // Shared by the reports (a table by label, `report --label`) and `compare` (Google Benchmark's
 // repetitions compared by name).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `run --runs auto`: measure until the median is known within --precision (its confidence
 // sequence, stats/sequential.h: valid however early it stops), --max-runs at most.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch bisect --good REV --bad REV [--build CMD] -- BENCH`: which commit made the benchmark
 // slower. Every commit it needs is checked out into a work tree of its own (the user's is never
 // touched) and built there; the endpoints must first be "different, bad slower" by live compare's

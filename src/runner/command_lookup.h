@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Resolves the benchmark command before anything runs, the way a shell would report failure.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which CPU the benchmark runs on when the user did not say.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows gbench: each repetition of a Google Benchmark binary is a window, with no change to
 // the benchmark. The probe opens a window where the library starts timing a State
 // (State::StartKeepRunning) and ends it where it stops (State::FinishKeepRunning), labelled with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A forked benchmark process held before execve, so probes and counters can be attached to it
 // before it runs a single instruction of the benchmark.
 #pragma once

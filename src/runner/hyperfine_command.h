@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows hyperfine: which program hyperfine's runs start, read from its command line, so each
 // run is a --windows-exec window with no name to give.
 #pragma once

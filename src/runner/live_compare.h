@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch compare [options] -- CMD_A ::: CMD_B`: both commands measured live on one CPU,
 // interleaved in pairs of random order (A B, B A, ...: drift hits both alike), each repetition
 // recorded with its noise exactly as `run` records it, until the sequential decision is known

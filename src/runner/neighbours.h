@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The neighbours of one repetition (issue #24 §4): the processes that ran on the other CPUs
 // while the benchmark ran. They share the caches, the memory bandwidth and (on a VM) the host's
 // CPUs with it, and no probe charges them: the report correlates them with what stays

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runner/noise_merge.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-CPU probe events of one repetition -> the run record's noise entries, one per source.
 #pragma once
 #include <vector>

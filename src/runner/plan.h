@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `noisewatch run` was asked to do, after option parsing and validation.
 #pragma once
 #include <cstdint>

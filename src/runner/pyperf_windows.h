@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows pyperf: each of pyperf's worker processes is a window (the probe cuts them from fork to
 // exit, window_markers.cpp); pyperf's own JSON output (-o FILE or --append FILE in the command)
 // then names them after the benchmark each worker ran and says how long pyperf timed it inside the

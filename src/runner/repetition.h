@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs one held child to completion on a Boost.Asio loop: child exit (pidfd), forwarded
 // SIGINT/SIGTERM, and a wall-clock window from release to exit.
 #pragma once

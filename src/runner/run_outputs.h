@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where `run` writes its report(s): the --format report (stderr by default, so the benchmark's
 // stdout stays clean; stdout when --format is given; a file with -o) and the --json record.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One repetition's RunSample from the probe: what its counters read before and after the
 // repetition, the child's own account (wall time, rusage, exit) and the events charged meanwhile.
 // The window entries of --windows take their noise the same way (set_noise, runner/noise_merge.h).

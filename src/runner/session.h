@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One `noisewatch run`: load the probes, run the repetitions, and build the run record.
 #pragma once
 #include <functional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hypervisor steal time of chosen CPUs, from /proc/stat (USER_HZ ticks, so 10 ms granularity
 // with the usual USER_HZ of 100: short runs show 0 unless the host took whole ticks).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the held child did before the probe tracked it, which getrusage() counts and the probe
 // cannot have seen: its context switches (/proc/<pid>/status) and its run time
 // (/proc/<pid>/schedstat).

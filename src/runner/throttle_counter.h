@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's own count of the time the benchmark's CPU quota throttled it (the quota group's
 // cpu.stat), read around each repetition: the cross-check of the probe's throttle: charge.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --timeline around a session: each process run's events and spans into the recording, and at
 // the end the trace file and the record's summary.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows around a session: the marker fd, the USDT attachment, and reading what one process
 // run marked. The kernel side (bpf/windows.bpf.h) does the marking itself.
 #pragma once

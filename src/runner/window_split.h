@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows: one process run's probe events and marked windows -> one run entry per window.
 #pragma once
 #include <string>

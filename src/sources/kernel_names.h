@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's own names that become source names: softirq vectors (`softirq:TIMER`) and the x86
 // APIC vectors the probe traces (`irq:local_timer`), indexed as bpf/noise.h numbers them; and the
 // names the kernel gives its own threads (`preemption:kworker/1:2`).

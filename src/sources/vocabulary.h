@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The noise-source vocabulary: what a source name means, in one place. A source is named
 // `category:name` ("preemption:kworker/1:2", "irq:virtio1-req.0") or by its category alone
 // ("steal"); docs/contracts.md "Source names" lists them. The probe and the runner write names

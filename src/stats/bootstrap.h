@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Percentile bootstrap over repetitions: how uncertain is a statistic computed from few runs?
 #pragma once
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Does one per-run series follow another? Pearson's correlation with its significance.
 #pragma once
 #include <span>

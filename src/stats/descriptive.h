@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Descriptive statistics on samples. Shared by run summaries, attribution and compare.
 #pragma once
 #include <span>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two-sample inference for timings: is NEW different from BASE, by how much, and how sure are we?
 // Rank-based on purpose: benchmark timings are skewed and have outliers, so a t-test's normality
 // assumption does not hold, while Mann-Whitney / Hodges-Lehmann only assume a location shift.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "stats/mann_whitney_exact.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mann-Whitney U with the exact null distribution where it exists (small samples without ties),
 // else the normal approximation: the choice scipy.stats.mannwhitneyu makes, so that 5 runs against
 // 5 get p = 0.0079 (exact) and not 0.012 (normal). The Moses interval uses the same distribution.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sequential inference that stays valid however early it stops: a confidence sequence for a median
 // (Howard & Ramdas, "Sequential estimation of quantiles with applications to A/B-testing and
 // best-arm identification", Bernoulli 2022). Live compare and `run --runs auto` look at the data

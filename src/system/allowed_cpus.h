@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPUs this process may use: those sched_setaffinity accepts, its cpuset's (a cpuset cgroup
 // such as `docker run --cpuset-cpus 0` narrows them), among the online CPUs. `run`, `check` and
 // `agent` default to these, because a thread cannot be pinned anywhere else (EINVAL): a container

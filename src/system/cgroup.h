@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU controller's view of a process: which cgroup it is in, that group's CPU quota, and the
 // kernel's own count of the time the quota kept it from running (cpu.stat). cgroup v1 (the `cpu`
 // controller's own hierarchy) and v2 (the unified hierarchy, when it holds the cpu controller)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a process's cgroups grant it besides CPU bandwidth (cgroup.h): the CPUs of its cpuset,
 // its CPU weight among its sibling groups, and its memory limit and usage. Read through a Sysroot
 // in either cgroup version, so `check --sysroot` and the fixture trees see what the live machine

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether this process runs in a container, and which runtime made it. A container is a machine
 // of its own for a benchmark (its cpuset, quota and memory limit are its machine), so `run`
 // records it and `check` judges the container's pinning.

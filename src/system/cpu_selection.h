@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which CPUs a command pins to or measures: an explicit --cpu LIST, checked against the CPUs this
 // process may use (allowed_cpus.h), or by default those CPUs. Pure, so that the rules are tested
 // without a cpuset; `run`, `check` and `agent` all choose through it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "system/cpufreq.h"
 
 #include "system/sysroot.h"

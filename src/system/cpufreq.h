@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU frequency scaling state (cpufreq sysfs): governor, limits, EPP and turbo/boost.
 #pragma once
 #include <optional>

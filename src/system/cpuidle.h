@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU idle states (cpuidle sysfs): how deep a CPU may sleep and how long it takes to wake up.
 #pragma once
 #include <optional>

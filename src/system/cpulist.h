@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's CPU list syntax ("0-3,5,7-8"), used by sysfs, /proc/irq and kernel parameters.
 #pragma once
 #include <string>

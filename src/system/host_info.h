@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Identity of the machine a run was recorded on: enough to tell two records' machines apart.
 #pragma once
 #include <cstdint>

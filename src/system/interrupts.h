@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/interrupts: which device IRQs and per-CPU vectors fire on which CPU.
 #pragma once
 #include <cstdint>

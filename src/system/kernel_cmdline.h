@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel command line (/proc/cmdline): the boot parameters that isolate CPUs.
 #pragma once
 #include <map>

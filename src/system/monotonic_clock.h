@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() reads, so user-space timestamps can be
 // compared with the ones the probes store.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The processes visible under /proc: names, states and CPU use, for the irqbalance and load
 // checks. Read from /proc/<pid>/stat only, so a snapshot of those files gives the same answer.
 #pragma once

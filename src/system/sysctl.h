@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel tunables under /proc/sys, by their sysctl name ("kernel.randomize_va_space").
 #pragma once
 #include <optional>

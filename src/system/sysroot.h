@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads /proc and /sys paths under a file-system root, so every check runs the same on the live
 // machine ("" root) and on a copy of another machine's files (--sysroot DIR).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "system/task_times.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scheduler's run time of every task on the machine, from /proc: what runs beside a
 // benchmark (runner/neighbours.h). One small read per task (open/read/close, no streams): the
 // two snapshots of a repetition cost ~11 µs per task on the 2-vCPU development VM (2.1 ms with

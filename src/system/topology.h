@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU topology of the machine under a root: online CPUs, SMT siblings, NUMA nodes and core
 // kinds (hybrid P/E cores). hwloc reads it (it honours a file-system root through HWLOC_FSROOT);
 // when hwloc cannot load, the sysfs topology files are read directly.

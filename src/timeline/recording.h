@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What --timeline records: noise events above a threshold with their times, and the benchmark's
 // process runs and windows, all on CLOCK_MONOTONIC. Written out as Chrome trace-event JSON
 // (trace_writer.h) and summarised into the run record (summary.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A timeline recording -> the run record's compact summary (record/timeline_summary.h).
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A timeline recording as Chrome trace-event JSON (the "JSON Object Format" that Perfetto UI and
 // chrome://tracing load): one track per CPU with the noise events as slices, and the benchmark's
 // process runs, windows and blocking spans on tracks of their own.

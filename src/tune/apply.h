@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch tune apply`: each selected runtime knob is planned on the machine as it is just
 // then, every change goes into the journal (fsync'ed) before the file is written, and failures
 // are reported per knob without stopping the others. Boot parameters are printed, not applied.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether a boot-parameter knob is already in effect: its parameter on /proc/cmdline covers the
 // benchmark CPUs (isolcpus, nohz_full, rcu_nocbs) or keeps off them (irqaffinity, kthread_cpus).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exact reads and writes of /proc and /sys files (and of their copies under a sysroot), and the
 // durable file replacement the tune journal relies on.
 #pragma once

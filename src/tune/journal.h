@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tune journal (docs/contracts.md, "noisewatch.tune/1"): every value `tune` changed, with
 // the exact bytes it read before, written to disk before the change itself so that a crash at
 // any point can be undone by `noisewatch tune restore`.

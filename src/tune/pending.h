@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A journal on disk means a tuning is in place: who put it there, and what to do about it.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch tune prove -- CMD`: the benchmark as the machine is, then tuned, then the machine
 // restored, and the two halves compared with the compare engine.
 #pragma once

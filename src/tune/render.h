@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The text `tune` prints: what was applied, restored, and the state of every knob.
 #pragma once
 #include <string>

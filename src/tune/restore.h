@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch tune restore`: every value of the journal back, byte for byte, in reverse order;
 // the journal goes once everything is back.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A tuning that lasts as long as one noisewatch command (`run --tune`, `tune prove`): applied on
 // the live machine, restored when the command ends, on an exception, or (after a kill -9) by the
 // next `tune restore` or the next command that tunes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which knobs a `tune` command applies (--only, --skip) and for which CPUs (--cpu).
 #pragma once
 #include <string>

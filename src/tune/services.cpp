@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tune/services.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stopping and starting the services a knob needs out of the way (irqbalance), through systemd.
 #pragma once
 #include <memory>

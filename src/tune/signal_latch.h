@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // While a tuning is being applied or restored, SIGINT and SIGTERM must not kill noisewatch half
 // way: they are recorded instead and acted on once the machine is in a known state.
 #pragma once

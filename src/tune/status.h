@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch tune status`: for each knob, the value now, the tuned value, and whether a restore
 // is pending.
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The accuracy suite: inject noise with a known ground truth and score noisewatch's report.
 #
 #   tests/accuracy/run.sh [BUILD_DIR] [SCENARIO...]      (root; default BUILD_DIR: <repo>/build)

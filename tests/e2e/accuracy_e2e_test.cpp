@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The accuracy suite (tests/accuracy/run.sh) under ctest: one test per scenario. Each test runs
 // the real noisewatch with the real injector (tests/accuracy/inject/) on the real kernel and
 // passes when the suite's scoring says PASS. The rules live in one place, the injector's `score`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The accuracy suite's judge can fail: `noisewatch_inject score` on records and ground-truth logs
 // kept from a real suite run (tests/data/accuracy), and on copies changed the way a wrong probe or
 // report would be wrong. Each change must turn the verdict to FAIL on the rule it breaks. No root

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch agent` end to end: the real binary, the real eBPF probe, real HTTP clients (Beast,
 // raw sockets) and a real Prometheus server, all on 127.0.0.1. Needs root.
 #include <utility>  // before Boost 1.74's asio headers, which use std::exchange without it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch agent --web-config`: TLS and basic auth as Prometheus exporters do them, end to end.
 // The real binary and eBPF probe; certificates made here with the openssl CLI, the password hash
 // with htpasswd (apache2-utils); curl and a real Prometheus server as the clients. Needs root.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of `noisewatch bisect` on repositories made here with git: 32 commits of a small
 // C benchmark where one commit adds 3 % more work, built with cc -O2 in each commit's own work
 // tree, while a hog strikes the benchmark CPU at random times. Also: no slowdown between the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Blocking by cause, end to end (issue #24 section 2): the real binary, real workloads that block
 // for one known reason each (tests/workloads/nw_blockers.c), the real probe. Every run's parts
 // (the blocking entry's detail.parts) sum to its blocking exactly, and the part named after the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of --windows-at: a C++ harness with no markers (tests/workloads/nw_calls.cpp),
 // each call of work::step a window, with a hog continued in its odd calls; a libc function as
 // the window; and the errors a name that does not resolve gives.

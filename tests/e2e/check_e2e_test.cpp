@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch check` and `snapshot` end to end on this machine: the real binary, the real
 // /proc and /sys, the real noise probe. Needs root (real-time probe threads, eBPF).
 #include <sched.h>

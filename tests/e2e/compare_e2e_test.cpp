@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch compare` end to end: two real runs of the demo benchmark on CPU 1, the second with
 // a busy-looping hog pinned to the same CPU for every repetition. compare must call NEW slower and
 // name the hog's preemption as the explanation; the CLI's exit statuses are checked on the way.

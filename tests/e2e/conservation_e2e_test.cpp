@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conservation of time, end to end, for every workload shape: the real binary, real eBPF, real
 // workloads. Whatever the machine does meanwhile, these must hold for every run:
 //  - no source charges more than the run's wall time on any CPU (on several CPUs a source's time

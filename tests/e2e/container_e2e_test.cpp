@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A container made by hand from cgroup v1 groups (issue #24 section 3): a cpuset, cpu and memory
 // group of its own, named as podman names its containers (libpod-<id>) so that noisewatch takes
 // it for one. `check` run inside fires cpu-quota-cpuset, memory-limit and container-unpinned as

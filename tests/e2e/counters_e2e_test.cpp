@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counters against the real kernel: a child held before execve (as the runner holds it),
 // counters attached, released, reaped; what the counters say is checked against what the
 // kernel says about the same process through wait4's rusage.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A container is a machine of its own: inside a cgroup v1 cpuset holding CPU 0 only (what
 // `docker run --cpuset-cpus 0` makes), `check` measures CPU 0 and `run` pins to it, naming the
 // other CPUs as not available rather than failing on them. Needs root and a v1 cpuset mount. And

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of --windows-exec: harnesses that start the benchmark as a new process for
 // every run (a shell loop, the real hyperfine), unchanged. Each run is a window from its execve
 // to its exit; the harness's own time between runs is in no window; a hog that strikes in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of --windows gbench with benchmarks that stop the library's timer
 // (tests/workloads/gbench/nw_gbench_pause.cpp, against Debian's libbenchmark): a window is only
 // what the library times, its paused set-up left out of its time and of its noise; ->Threads(2),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of --windows gbench: a real Google Benchmark binary (tests/workloads/gbench/
 // nw_gbench.cpp, built against the installed libbenchmark) with no markers. Each repetition it
 // reports is a window named as it names it, its iteration-count search is kept as warm-ups, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch kernel` on the machine the tests run on, and the message a refusal gets: every
 // program noisewatch loads, in every set-up the command line has, keeps its margins to the
 // verifier's limits here (the same check runs in the 6.1 guest: tests/vm); and a program the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of `noisewatch compare -- A ::: B` with real workloads and real eBPF: the pairs
 // interleave in random order on one CPU, the decision and its exit status, the record both sides
 // share (loadable by report and compare), a failing command, and a hog on the CPU during part of

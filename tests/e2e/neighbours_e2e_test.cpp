@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Neighbours end to end (issue #24 §4): the real binary, real eBPF, a real memory-bound benchmark
 // on CPU 1 (nw_membench) and a real memory-streaming neighbour on CPU 0 (nw_stream). The benchmark
 // switches the neighbour on for the length of its work in every other repetition, so the

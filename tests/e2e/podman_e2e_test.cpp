@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch check` inside a real podman container (issue #24 section 3): run with
 // --cpuset-cpus 0 --cpus 0.5 --memory 256m on this machine's own root file system (--rootfs /:O,
 // an overlay: no image registry needed), it must name the runtime and fire the rules that those

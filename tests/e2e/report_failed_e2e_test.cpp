@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real binary on a benchmark that fails in its warm-up: the exit status is the benchmark's,
 // and every format gives the same short report without recommendations.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTML report opened in a real browser (headless Chromium): the SVG charts are in the
 // rendered DOM and the browser laid them out with a non-zero size.
 #include <gtest/gtest.h>

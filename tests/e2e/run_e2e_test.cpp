@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of `noisewatch run`: the real binary, real eBPF, real workloads.
 #include <gtest/gtest.h>
 #include <sched.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch --runs auto`: it measures until the median is known within --precision, and when
 // --max-runs comes first the report says which sources kept the interval wide.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NOISEWATCH_TIMING (issue #27 §2): the phases of a run fit inside the command's own time, each
 // repetition's parts are given, and each program's verification time is named.
 #include <gtest/gtest.h>

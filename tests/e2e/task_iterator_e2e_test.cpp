@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The probe's task iterator (bpf/task_times.bpf.h), which the neighbours of every repetition are
 // read with, against /proc, which it stands in for: the same tasks, the same run times (between
 // two /proc snapshots taken around it), the same CPU and names, numbered as the reader's pid

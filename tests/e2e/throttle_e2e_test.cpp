@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CFS bandwidth throttling, end to end (issue #24 section 1): a CPU-bound benchmark in a cgroup
 // v1 `cpu` group with a quota of 0.3 CPU spends most of its wall time runnable but throttled.
 // That time is charged to throttle:<the group>, agrees with the group's own cpu.stat, closes the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch tune` and the per-benchmark knobs of `run`, end to end: the real binary on this VM.
 // Live tests change real machine state, only through the knobs this VM has (ASLR, THP, workqueue
 // cpumask, default IRQ affinity, timer migration), with a journal in a temporary directory, and

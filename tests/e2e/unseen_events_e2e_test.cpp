@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scheduler events the probe cannot see. These VMs hide their init agent's threads from tracing:
 // every switch to or from one, and every wake-up issued while one is current (even from an
 // interrupt taken in it), never reach a tracing program. A benchmark's `sleep` whose timer fired

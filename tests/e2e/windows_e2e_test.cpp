@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of --windows and --timeline: a C benchmark marking its windows with the USDT
 // markers and a Python one writing to the marker fd, each with a CPU hog continued in its odd
 // windows only; the trace file checked against the trace-event format and parsed in Chromium;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: any byte string given to compare's input parsers must end in a parsed input
 // or an nw::Error, never a crash, hang, sanitizer report or another exception. Inputs that parse
 // are also compared with themselves and rendered, which exercises the statistics on odd data.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer target for compare's input parsers with clang (ASan + UBSan) and runs it
 # for a bounded time, seeded with the sample inputs of the unit tests.
 #   tests/fuzz/run.sh [SECONDS=60] [WORK_DIR=build-fuzz]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # noisewatch as a user installs it (issue #29): `cmake --install` into a clean prefix and the .deb
 # CPack builds, each checked from the installed paths only.
 #   tests/install/install_test.sh BUILD_DIR

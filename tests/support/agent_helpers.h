@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the agent's end-to-end tests share: the agent as a child process on a port the kernel
 // picked, a free port for programs that cannot report theirs, and the samples of a page.
 #pragma once

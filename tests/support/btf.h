@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BTF helpers shared by the tests of the kernel-BTF code (the probe's scan, libbpf's load).
 #pragma once
 #include <bpf/btf.h>

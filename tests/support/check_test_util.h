@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for the `check` unit tests: fixture paths, status tables, scratch sysroot trees.
 #pragma once
 #include <unistd.h>

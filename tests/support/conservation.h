@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conservation of time, checked on a run record (docs/contracts.md's accounting model): what every
 // run of every workload shape must satisfy, whatever the machine did meanwhile. Shared by the
 // host's end-to-end tests (tests/e2e/conservation_e2e_test.cpp says which shapes) and the guests'

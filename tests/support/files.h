@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // File helpers shared by the unit and end-to-end tests: read a whole file, and compare output
 // with a golden file. One convention for every golden: run the tests with NW_UPDATE_GOLDENS=1
 // (narrowed with --gtest_filter) to rewrite the goldens they compare against, then review the

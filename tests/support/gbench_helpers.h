@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the --windows gbench end-to-end tests read from Google Benchmark's own JSON output and
 // from noisewatch's record.
 #pragma once

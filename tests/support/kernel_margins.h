@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The check of `noisewatch kernel --format json` that every kernel noisewatch is tested on must
 // pass: every set-up loads, and every program keeps its margins to the verifier's limits (its
 // deepest call chain's stack within 3/4 of 512 bytes, at most an eighth of the instruction limit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A run record's figures as tests read them (shared by tests/e2e and tests/vm).
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for end-to-end tests of the real noisewatch binary.
 #pragma once
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for the tune unit tests: writable copies of the fixture trees, byte snapshots of a
 // tree, and a service manager that records what it was asked to do.
 #pragma once

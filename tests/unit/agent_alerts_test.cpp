@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The example alerting rules shipped in docs/agent.md: valid, firing when they should and not
 // otherwise (promtool's own rule unit tests), and the same text as the documentation shows.
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Basic auth against bcrypt hashes: the header's parsing, the hash check through libxcrypt, and
 // the remembered verdicts that spare a scrape its bcrypt.
 #include <gtest/gtest.h>

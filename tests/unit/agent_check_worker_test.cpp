@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The background check runner: results published, re-run on its interval, errors counted and
 // the last good result kept, a prompt stop. Reads this machine's /proc and /sys (no root).
 #include <chrono>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The /metrics text: escaping, spelling of values, and the whole page against a golden file
 // that promtool accepts.
 #include <unistd.h>

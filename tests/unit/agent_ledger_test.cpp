@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's cumulative counters: monotonic, bounded label sets, exact sums per category.
 #include <map>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's URL space: read-only, small, and precise about what it refuses.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's --web-config: the exporter-toolkit format read strictly (every refusal names its
 // field in one line), paths relative to the file, and the TLS context loaded from it.
 #include <utility>  // before Boost 1.74's asio headers, which use std::exchange without it

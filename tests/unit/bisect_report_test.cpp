@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bisect's exit statuses and report on a result built by hand, and the helper that runs git and
 // the build (common/subprocess.h).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Blocking by cause (issue #24 section 2) without a kernel: the vocabulary of the parts, the
 // runner folding them into the total's detail, the analyses reading them back (summing to the
 // total whatever the record holds), and the report's wording and advice by cause.

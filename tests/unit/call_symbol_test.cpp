@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows-at: which function a name means (probes/call_symbol.h), on made-up symbol tables and
 // on this test binary's own ELF file.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The container rules (cpu-quota-cpuset, memory-limit, container-unpinned) on the cgroup trees of
 // tests/data/cgroup: v1 and v2 unpinned containers, v1-pinned and v2-pinned ones with a quota.
 #include "check/check_context.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conditions under which `check` fails (exit 2: results taken now are not comparable), on
 // fixture trees: on battery, thermal throttling during the check, and even the quietest target
 // CPU losing kNoiseFailPpm of its time in the live measurement.

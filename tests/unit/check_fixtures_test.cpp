@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every rule on whole-machine trees (expected findings from tests/data/sysroots/README.md).
 #include <regex>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The boot-parameter fixes (isolcpus=, nohz_full=, rcu_nocbs=) on whole-machine trees: they
 // never take every online CPU from housekeeping, they say which CPUs stay, and since the edit
 // replaces a parameter's old value, they keep the CPUs it already covered.

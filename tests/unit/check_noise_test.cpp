@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-CPU noise measurement and the CPU ranking used by `check` and `run --cpu auto`.
 #include <sched.h>
 #include <time.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The preempt-rt rule on a real PREEMPT_RT tree (tests/data/sysroots/rt-guest-debian12, Debian 12's
 // 6.1 rt kernel in a 2-CPU guest) and on scratch trees for the edges.
 #include <filesystem>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The three output formats of `check`: JSON contract fields, Prometheus (checked by promtool),
 // and the text table's colours.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Single rules on scratch trees: the edges the whole-machine trees do not reach.
 #include "check/check_context.h"
 #include "check/rules.h"

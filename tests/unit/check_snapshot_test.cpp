@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch snapshot`: the files read, written back byte for byte, give the same findings.
 #include "check/check_context.h"
 #include "check/rules.h"

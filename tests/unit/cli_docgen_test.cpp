@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Man pages and completions come from the same definitions as --help: every option --help lists
 // is on its command's man page with its text, and the completions offer what the options take.
 #include <cstdio>

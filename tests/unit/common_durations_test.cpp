@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one duration formatter every output uses.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one quoting rule for commands noisewatch prints: what is printed runs as shown.
 #include <gtest/gtest.h>
 

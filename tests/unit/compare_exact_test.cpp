@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exact Mann-Whitney distribution compare uses for small samples without ties, against
 // SciPy 1.10.1 (Debian 12's python3-scipy): scipy.stats.mannwhitneyu(x, y, method="exact") or
 // method="asymptotic" (use_continuity=True), two-sided; and against brute-force enumeration.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Golden outputs of the three compare renderers. After an intended output change, regenerate with
 //   NW_UPDATE_GOLDENS=1 ./unit_tests --gtest_filter='CompareGolden*'
 // and review the diff of tests/data/compare/golden/ like code.

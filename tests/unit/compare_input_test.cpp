@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare's input parsers on the sample files in tests/data/compare, and their bad-input errors.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files with many benchmarks: Holm's correction keeps a file of 74 unchanged benchmarks from
 // raising false alarms by chance, real changes among them are still found, and the text report
 // stays short (one table line each, details only where something changed).

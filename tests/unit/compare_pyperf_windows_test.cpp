@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare with --windows pyperf records: a record is one benchmark per label, named as pyperf names
 // it, and beside pyperf's own JSON both sides are compared on the runs' durations
 // (compare/pyperf_measures.h). tests/data/compare/real/pyperf_windows_*.json are a real record and

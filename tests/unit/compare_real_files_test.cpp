@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare on files written by the real tools (tests/data/compare/real, origins in
 // tests/data/compare/README): Google Benchmark's compare.py test inputs and output of Debian's
 // libbenchmark 1.7.1, pyperf's documentation and test files, hyperfine 1.15 exports. Each test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Statistical properties of compare's timing verdict, by simulation with fixed seeds:
 // false positives on identical distributions, power on a real 3 % shift, interval coverage.
 #include <gtest/gtest.h>

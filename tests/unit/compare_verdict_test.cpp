@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The comparison model on sample reports: verdicts, the noise explanation, host differences,
 // name matching and --fail-above.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/contracts.md's "Command line" is written by hand, in fewer words than --help; this test
 // holds it to the CLI11 definitions (cli::make_app, which --help, the man pages and the completions
 // are generated from): every subcommand has its lines there, every option it takes is named

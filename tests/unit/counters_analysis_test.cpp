@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counter arithmetic: multiplex scaling, effective frequency, IPC. This VM has no hardware PMU,
 // so no instruction/cycle counts could be recorded here: the hardware values below are
 // constructed, each with the property under test stated next to it.

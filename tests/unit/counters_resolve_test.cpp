@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event names through libpfm4 (no root needed: only the encoding is checked), the default set
 // and the group plan.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's sysfs PMU descriptions (events + format bit layouts), read from small trees in
 // tests/data/counters/ written in the kernel's formats: an msr PMU with and without aperf/mperf
 // (this VM has only tsc) and an Intel-like cpu PMU.

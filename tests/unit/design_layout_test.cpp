@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/design.md "Layout" names every top-level folder, every folder of src/ and tests/ and every
 // script of bench/; this test fails when that list and the source tree disagree either way.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows gbench: reading Google Benchmark's JSON output and naming the windows of a process run
 // after the repetitions it reported. tests/data/gbench/ holds outputs of real runs (provenance in
 // its README).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows hyperfine: the program hyperfine's runs start, read from its command line.
 #include <gtest/gtest.h>
 

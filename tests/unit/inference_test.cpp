@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mann-Whitney U, Hodges-Lehmann and Holm against reference values (SciPy 1.10
 // mannwhitneyu(method="asymptotic", use_continuity=True)) and brute force.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libbpf's loads of the kernel's BTF go through noisewatch's btf__load_vmlinux_btf
 // (probes/kernel_btf_bytes.h): parsed from the mapping where the kernel maps the file, and the
 // same bytes and types as libbpf's own reading of it.

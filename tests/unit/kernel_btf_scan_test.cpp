@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one-pass BTF scanner against BTF built with libbpf (and, where the machine has it, the
 // kernel's own, compared with libbpf's full parse).
 #include <bpf/btf.h>

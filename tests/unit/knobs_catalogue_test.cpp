@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The knob catalogue: complete (every check finding with a fix, every machine knob the report
 // recommends), consistent (ids unique, each scope has what it needs) and searchable by source.
 #include <algorithm>

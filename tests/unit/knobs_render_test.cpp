@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The catalogue's rendered commands: sudo or root style, CPU lists and masks of the machine, and
 // the one boot-loader edit, run for real with sed on a copy of /etc/default/grub.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Live compare's statistics and report on synthetic records of interleaved pairs (labels A and B,
 // each run with its pair): which pairs count, the decision, the runs one source disturbed, what
 // stood in the way of a decision, the exit statuses and every format.

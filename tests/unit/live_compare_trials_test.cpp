@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Live compare's error rates on real repetitions: two recorded live compares of 300 pairs each
 // (tests/data/compare/live/README.md: acc_work against itself, and against 3 % more work, on this
 // project's VM), resampled into 1000 sequential comparisons each and decided exactly as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The format tables of `check` and `compare` (src/common/formats.h): --format's choices, its help
 // and the dispatch come from one table, and an unknown name is a one-line error.
 #include <gtest/gtest.h>

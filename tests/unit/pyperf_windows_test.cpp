@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows pyperf: finding pyperf's JSON output in the command, reading its runs, the runs one
 // process run added, and naming the worker windows after them. tests/data/pyperf/ holds outputs of
 // the real pyperf (provenance in its README).

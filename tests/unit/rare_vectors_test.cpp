@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rare APIC vectors left untraced: which, from /proc/interrupts (this project's VM, recorded
 // 2026-12-03: no THR, DFR or PLT line, TRM, SPU and ERR at 0), and the warning when one fired
 // during the session after all.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The knob catalogue: the right knob, named process/IRQ/CPU, exact commands, ranking.
 #include <gtest/gtest.h>
 

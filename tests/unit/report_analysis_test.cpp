@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // analyze() returns types: the attribution, fits, patterns and split are read as they were
 // computed, with no JSON in between (the JSON serialiser is tested through the goldens).
 #include <gtest/gtest.h>

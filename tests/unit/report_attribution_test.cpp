@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attribution recovers known contributions. Tolerance: +-0.10 of share (absolute) for the
 // point estimate with 40 runs, and the 95 % bootstrap interval must contain the true share.
 #include <gtest/gtest.h>

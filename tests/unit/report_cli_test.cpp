@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `noisewatch report`: a saved run re-rendered; bad input is a one-line error and exit 125.
 #include <gtest/gtest.h>
 

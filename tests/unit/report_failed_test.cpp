@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A benchmark that fails before any measured run gets a short report that says so, the same in
 // every format, with no sources, no summary and no recommendations.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The report's recommendations render the one knob catalogue (src/knobs/): a recommendation's
 // commands are the catalogue's commands for its knob plus the rerun that proves it, boot
 // parameters recommended together share one boot-loader edit, and `check` gives the same edit as

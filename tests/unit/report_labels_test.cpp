@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Window labels in reports: the table by label, one report per label when the windows are several
 // benchmarks, and `report --label` (reports/labels.h).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Leads (reports/neighbours.h): a neighbour busy on another CPU in the slow runs is named as the
 // likely cause of the unexplained time, with its correlation and advice; one that does not
 // follow the slow runs, or too few runs, names nobody. A lead never changes the attribution.

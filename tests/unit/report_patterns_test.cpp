@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Named shapes of the run distribution: bimodal, drift, outliers, slow first run, stability.
 #include <gtest/gtest.h>
 

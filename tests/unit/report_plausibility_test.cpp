@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Count sources get physically possible costs (issue #12 §4): a fitted cost per event above its
 // stated bound, or not significant, gets no share; measured fault time is a time source; no row
 // shows 100 % of the run or more; an interval wider than the share itself reads "uncertain".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A real recording (tests/data/records/busy_vm_recorded.json): a 2-vCPU VM while other engineers
 // compiled (cc1plus, as, clang) and a CPU hog (hogbin) was switched on and off every 0.5 s on the
 // benchmark's CPU. Checks that the engine tells that story from real probe output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renderers: golden files per format (tests/data/golden/report/; regenerate with
 // NW_UPDATE_GOLDENS=1 after an intended change and review the diff), plus format properties.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synthetic run records with known noise contributions, for the report engine's tests.
 #pragma once
 #include <cstdint>

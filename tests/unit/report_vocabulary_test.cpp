@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source vocabulary of docs/contracts.md as the report engine reads it: `contention:<comm>`
 // (the benchmark's own threads competing for its CPUs) and `blocking` are the workload's doing,
 // never noise to remove; `wakeup:idle` is the machine's.

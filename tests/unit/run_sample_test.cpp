@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A repetition's RunSample from the probe's readings: deltas, faults, steal and frequency, and
 // the conservation a sample promises (CPU time of one thread within its wall time).
 #include <gtest/gtest.h>

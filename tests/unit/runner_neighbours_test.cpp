@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The neighbours of a repetition: which processes ran on the other CPUs between two snapshots of
 // every task's run time (runner/neighbours.h), and the /proc parsing under it.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runner pieces that need no kernel: merging probe events, steal parsing, CPU choice, lookup.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The median confidence sequence (src/stats/sequential.h) and the decisions live compare takes
 // with it, checked by simulation: thousands of sequences looked at after every pair and stopped at
 // the first decision, as `noisewatch compare -- A ::: B` does. The error rates must stay at or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SourceDetail: the one mapping of a noise entry's detail to JSON. Round trips, foreign keys kept,
 // wrong types left unread (never a crash on a hand-edited record), and the merge over runs.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the probe's in-kernel keys become sources: contention is keyed by the task's name alone
 // (no pid: a program starting thousands of threads would otherwise insert a key per thread),
 // preemption keeps the pid the advice names.

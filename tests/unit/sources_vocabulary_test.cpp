@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source vocabulary (src/sources/): names, descriptions, groups, kinds, stolen time, and that
 // it covers every category docs/contracts.md lists.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU controller's view of a process, read from fixture trees of cgroup v1 and v2
 // (tests/data/cgroup/README.md): the group, its quota or its ancestor's, cpu.stat in either unit.
 #include <gtest/gtest.h>

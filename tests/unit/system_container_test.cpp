@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Container detection and what a process's cgroups grant it besides CPU bandwidth, read from the
 // fixture trees of tests/data/cgroup (README.md there says what each tree is).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which CPUs run, check and agent use: the CPUs this process may use (affinity among the online
 // CPUs) and an explicit --cpu checked against them. Pure functions: no cpuset needed.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --timeline: the Chrome trace-event writer, the record's summary and its round trip, and the
 // HTML report's timeline chart (golden).
 #include <gtest/gtest.h>

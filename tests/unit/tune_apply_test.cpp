@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `tune apply` and `tune restore` on writable copies of the fixture trees: every knob's files,
 // the journal, and the byte-exact round trip.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-benchmark knobs' environment (--clean-env, --env) and the held child's refusal
 // messages, without running a benchmark.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tune journal: its JSON (docs/contracts.md, "noisewatch.tune/1"), write-ahead order, and
 // recovery after a crash between two writes (a real process that dies with _exit, no unwinding).
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `tune prove` summary: CV before and after, the median change from the compare engine, and
 // the noise sources that disappeared, on two synthetic halves.
 #include <fmt/format.h>

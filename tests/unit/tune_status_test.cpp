@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `tune status`: each knob's value now and tuned, on fixture trees before and after an apply.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The verifier's log as noisewatch reads it: the BPF_LOG_STATS figures, a refusal's reason, the
 // deepest call chain's stack (as check_max_stack_depth adds it up), and the margins
 // `noisewatch kernel` holds every program to. The logs are the kernel's own lines (6.18.44, this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --windows: splitting a process run's events by window, the marker-fd line count, the options,
 // and the window entries of the record.
 #include <gtest/gtest.h>

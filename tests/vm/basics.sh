@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The guest's side of the lighter kernel tests (tests/vm/vm_test.cpp, the other Debian 12 kernel
 # flavours): what the kernel gives noisewatch, a run with a hog on the benchmark's CPU, and disk I/O there.
 set -u

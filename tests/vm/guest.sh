@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Boots a kernel under QEMU (TCG) with noisewatch and its test workloads, runs a script in the
 # guest, and brings back what the script wrote. One command, no root mounts, no network:
 #   tests/vm/guest.sh --kernel DIR --build BUILD --out OUT [options] SCRIPT

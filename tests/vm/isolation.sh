@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The guest's side of the isolation tests (tests/vm/vm_test.cpp, Lab): the same scenarios in two
 # boots of the same guest, without and with the boot parameters check recommends (isolcpus,
 # nohz_full, rcu_nocbs, ...). Run alone in the second boot, and by lab.sh, first, in the first.

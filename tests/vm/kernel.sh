@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fetches and unpacks a Debian 12 kernel for the guest bench, once per machine, and prints the
 # folder it is in (boot/vmlinuz-*, boot/config-*, lib/modules/*).
 #   tests/vm/kernel.sh [FLAVOUR]     amd64 (default), cloud-amd64 or rt-amd64

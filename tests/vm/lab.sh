@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The guest's side of the lab tests (tests/vm/vm_test.cpp, Lab): what this project's VMs cannot
 # show. The guest is booted with four CPUs as two cores of two threads (SMT siblings 0-1 and 2-3)
 # and its scratch disk on an INTx IRQ (guest.sh --scratch-intx), a device IRQ the kernel lets

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The guest's side of the kernel tests (tests/vm/vm_test.cpp asserts on what it leaves): the real
 # noisewatch on real workloads, with real eBPF, on the guest's kernel. Run by tests/vm/guest.sh in
 # /out; each scenario leaves its files there (tests/vm/vmlib.sh). TCG time is not a real

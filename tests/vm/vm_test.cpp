@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // noisewatch on the kernels labs run, proven in guests: Debian 12's own kernel (6.1) booted under
 // QEMU (tests/vm/guest.sh), where the guest runs tests/vm/scenarios.sh — the real binary on real
 // workloads with real eBPF — and these tests assert on what it brought back. One boot serves the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # What the guest scripts share (tests/vm/guest.sh puts it in the guest as /nw/vm/vmlib.sh): each
 # scenario leaves NAME.status (its exit status), NAME.out and NAME.err in /out, and for a run
 # NAME.json (its record); tests/vm/vm_test.cpp reads them.

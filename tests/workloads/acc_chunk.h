@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Shared by the accuracy suite's benchmarks (acc_work, acc_threads): the unit of work, its
  * calibration, and the pidfile handshake with noisewatch_inject.
  *

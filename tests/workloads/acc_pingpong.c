@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A context-switch storm for the overhead benchmark: `acc_pingpong ROUNDS [--quiet] [--spin-ns N]`
  * runs two threads that pass a one-byte token back and forth over two pipes ROUNDS times. Pinned
  * to one CPU (noisewatch --cpu, or taskset), every hand-over is a context switch: 2 * ROUNDS

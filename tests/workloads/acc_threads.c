@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The accuracy suite's multi-threaded benchmark: `acc_threads THREADS CHUNKS PIDFILE [--spread]`
  * runs THREADS worker threads, each doing CHUNKS chunks of fixed work (acc_chunk.h), while the
  * main thread waits for them in pthread_join. With --spread, worker i is pinned to the i-th CPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The accuracy suite's benchmark: `acc_work CHUNKS [PIDFILE [TRUTHFILE]]` does a fixed amount of
  * CPU work (CHUNKS chunks, see acc_chunk.h) and announces itself to the injector by writing its
  * pid to PIDFILE. `acc_work --calibrate MILLIS` prints how many chunks take about MILLIS ms on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # acc_wrap1.sh CMD [ARGS...]: the outer of the two wrapper shells of the accuracy suite's
 # `wrappers` scenario, shaped like `npm run bench` or a pyenv shim: a shell that forks a few
 # helper processes (dirname, uname), then runs the next stage (acc_wrap2.sh) as its child and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A periodic noise source for the `check` noise-ranking test: pinned to one CPU, it wakes every
  * PERIOD_US microseconds, works BUSY_US microseconds, and sleeps again, for SECONDS seconds.
  * Each wake-up preempts whatever spins on that CPU, like a frequent interrupt would.

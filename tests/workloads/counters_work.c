@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Workload with known amounts of each kind of event, for the counter end-to-end tests:
 //   counters_work SPIN_MS SLEEPS PAGES THREADS CHILDREN
 // Every one of THREADS threads (the main thread included) and every one of CHILDREN forked

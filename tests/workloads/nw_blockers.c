@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Benchmarks that block for a known reason, for the blocking-by-cause end-to-end tests:
  *   nw_blockers sleep COUNT MICROS      COUNT nanosleeps (a timer ends each: blocking:sleep)
  *   nw_blockers read FILE COUNT         COUNT 4 KiB O_DIRECT reads at scattered offsets of FILE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A benchmark harness with no markers, for --windows-at: `nw_calls CALLS CHUNKS [TRUTHFILE]`.
 // main() calls work::step CALLS times; each call does CHUNKS loops of 10,000 additions and calls
 // itself once more (a nested call, inside the outer one's window). With NW_WATCH_PID set (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A fault-heavy workload: `nw_faults MIB ROUNDS` maps MIB MiB of anonymous memory, touches every
  * 4 KiB page (one minor fault each, with transparent huge pages refused by madvise), unmaps it,
  * ROUNDS times. Prints nothing; its cost is the faults. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A CPU hog with a known name: `nw_hog SECONDS [CPU]` renames itself "nw_hog" (its comm), pins
  * itself to CPU when given, and busy-loops for SECONDS of wall time. */
 #define _GNU_SOURCE

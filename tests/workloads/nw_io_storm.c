@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A disk-IRQ storm for end-to-end tests: `nw_io_storm CPU SECONDS DIR [THREADS]` pins THREADS
  * threads (default 2) to CPU, each doing 4 KiB O_DIRECT writes to a 4 MiB file in DIR (created,
  * filled once with buffered writes so the overwrites are pure data I/O, and unlinked at once),

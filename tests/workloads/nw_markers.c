@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The cost of window markers, and a context-switch storm in windows, for bench/windows_overhead.sh:
  *   nw_markers MODE WINDOWS [ROUNDS]
  * MODE usdt: NOISEWATCH_WINDOW_BEGIN()/END() (a nop unless traced); fd: the lines "begin" and

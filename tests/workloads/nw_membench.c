@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A memory-bound benchmark with a fixed amount of work: `nw_membench MB PASSES` streams PASSES
  * times over an MB-megabyte buffer (reading one word per cache line, so the memory bandwidth it
  * gets sets its speed). With NW_NEIGHBOUR_PID=P and NW_NEIGHBOUR_RUNS=FILE in the environment it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A migration storm for the cost benchmark: `nw_migrate_storm CPU_A CPU_B COUNT` moves itself
  * between two CPUs COUNT times (sched_setaffinity to one, then the other): every call is a
  * migration the scheduler makes at once (sched_migrate_task), and a switch on each CPU. Prints

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A harness shaped like pyperf 2.x, for --windows pyperf (pyperf itself is not in Debian 12).
 
 What it reproduces of pyperf (psf/pyperf: _runner.py, _manager.py, _worker.py, _bench.py):

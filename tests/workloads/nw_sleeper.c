@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Sleeps a known total: `nw_sleeper COUNT MICROS [TRUTHFILE]` does COUNT nanosleeps of MICROS each,
  * with a little work between them. The time it chose to be off-CPU is COUNT * MICROS plus the
  * timer slack and however late the timers fire (a busy host delays them by milliseconds). With

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A CPU-bound workload with a fixed amount of work: `nw_spin MILLIS [PIDFILE]` spins for about
  * MILLIS of CPU time (measured with CLOCK_THREAD_CPUTIME_ID, so preemption makes it take longer
  * in wall time but not in work). Writes its pid to PIDFILE first when given.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A memory-bandwidth neighbour with a known name: `nw_stream MB CPU [PERIOD_S]` renames itself
  * "nw_stream", pins itself to CPU and streams over an MB-megabyte buffer (read, modify, write)
  * while it is switched on, sleeping while it is off. With PERIOD_S it switches itself on and off

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A thread storm for the cost benchmark: `nw_thread_storm THREADS [AT_ONCE]` creates and joins
  * THREADS threads, AT_ONCE (default 4) alive at a time, each doing a few microseconds of work.
  * Every thread is a fork, a first wake-up, an exit and a join: what the probe follows per task

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Multi-threaded and multi-process work: `nw_threads THREADS MILLIS` starts THREADS threads and
  * one child process, each spinning MILLIS of CPU time, so tests can check that noise that hits
  * any of them is seen, not only noise on the first pid. */

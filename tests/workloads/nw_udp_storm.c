@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A network-softirq storm for the cost benchmark: `nw_udp_storm SECONDS` sends 64-byte UDP
  * datagrams to its own socket on the loopback device and reads each back, for SECONDS seconds.
  * Loopback delivers through the backlog of the sending CPU: every datagram raises NET_RX on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Ground truth for tests: how much CPU time a competing process (NW_WATCH_PID) got while a
  * workload ran, appended to NW_WATCH_OUT. Read from /proc/PID/schedstat (ns, exact). */
 #ifndef NW_WATCH_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A benchmark that marks its windows with the USDT markers (include/noisewatch/markers.h):
  *   nw_windows WINDOWS CHUNKS [TRUTHFILE]
  * Each window does CHUNKS loops of 10,000 additions (fixed CPU work), labelled with its number.

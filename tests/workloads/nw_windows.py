@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A benchmark that marks its windows on the marker fd (any language can; this is Python):
     python3 nw_windows.py WINDOWS LOOPS [TRUTHFILE]
 Each window runs LOOPS iterations of a fixed loop, between the lines "begin K" and "end" written

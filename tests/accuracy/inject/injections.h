@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The noises the injector applies for the lifetime of one repetition's benchmark process. Each
 // logs its ground truth into the repetition's JSON line when stopped.
 #pragma once

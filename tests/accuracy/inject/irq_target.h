@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The irq-storm scenario's set-up: the disk's completion IRQ steered to the target CPU when the
 // kernel allows (and always restored), a file for O_DIRECT writes, and a check of where the IRQ
 // really lands.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // noisewatch_inject: applies one noise scenario with a known ground truth to a target CPU during
 // chosen repetitions of a benchmark that `noisewatch run` profiles, and scores the report against
 // that ground truth. tests/accuracy/run.sh drives it; tests/accuracy/README.md states every

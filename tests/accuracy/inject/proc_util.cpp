@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/accuracy/inject/proc_util.h"
 
 #include <dirent.h>

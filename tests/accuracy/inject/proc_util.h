@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the injector reads from /proc about the benchmark and its own helpers: the kernel's own
 // counts, used as ground truth.
 #pragma once

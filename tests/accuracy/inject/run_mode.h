@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Run mode: starts the command (normally `noisewatch run ... -- BENCHMARK`), follows the
 // benchmark's repetitions through the pidfile it writes, injects the scenario's noise in the
 // chosen repetitions, and logs the ground truth of every repetition as JSON lines.

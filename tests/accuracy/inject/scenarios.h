@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The accuracy scenarios: what each injects. How each is scored lives in score_*.cpp; the
 // benchmark each runs is chosen by tests/accuracy/run.sh.
 #pragma once

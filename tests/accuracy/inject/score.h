@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Score mode: a scenario's record against its ground truth. Every scenario asserts its ground
 // truth with a stated threshold (README: tests/accuracy/README.md), not only a rank. A threshold
 // may have a virtual-machine variant, judged only when the strict one fails on a VM; a result

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // migrations and blocking, whose ground truth is exact (moves made, sleeps asked for), and none,
 // where nothing is injected.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scenarios with a CPU hog: cpu-hog on a plain benchmark, and the workload shapes of issue
 // #12 section 1 (wrapper shells, threads on several CPUs, threads on one CPU) with the same hog.
 #include <algorithm>

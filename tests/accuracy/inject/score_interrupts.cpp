@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // timer-storm and irq-storm: noise that arrives as interrupts (and, for the timer, the thread it
 // wakes). On a VM part of each interrupt's cost is the host's and invisible to the guest, so the
 // share floors have VM variants (lower, never absent), and the unexplained remainder is quoted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ground-truth log run mode writes (JSON lines: {"setup"}, one {"rep"} per repetition of the
 // benchmark, {"end"}), paired with the record's runs for scoring.
 #pragma once

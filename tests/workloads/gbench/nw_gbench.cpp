@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Google Benchmark binary with no markers, for --windows gbench. Its own flags as any GBench
 // binary's (--benchmark_repetitions, --benchmark_out, ...), and:
 //  - BM_search: sums 10,000 numbers per iteration; no fixed iteration count, so the library

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Google Benchmark binary whose benchmarks stop the library's timer, for --windows gbench's
 // paused windows (tests/e2e/gbench_pause_e2e_test.cpp). Its own flags as any GBench binary's, and:
 //  - BM_set_insert/N/M: as Google Benchmark's own BM_SetInsert (test/benchmark_test.cc), each
