@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 // noisewatch kernel side: charges everything that takes time from tracked tasks (the benchmark,
 // its threads and children) to a named source, aggregated in-kernel per CPU.
 //

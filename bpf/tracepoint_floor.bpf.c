@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 // The benchmark's yardstick for noisewatch's event-storm cost: empty programs on the tracepoints
 // of the storms bench/ measures (context switches and wake-ups, hard and soft interrupts,
 // migrations). What a storm loses under these is what any tp_btf program costs on this kernel and
