@@ -177,9 +177,7 @@ static __always_inline __u64 rq_steal(struct rq *rq) {
 // The key of one-element arrays, read from .rodata rather than put on each caller's stack.
 static const __u32 zero_key = 0;
 
-static __always_inline struct nw_probe_stats *stats(void) {
-  return bpf_map_lookup_elem(&probe_stats, &zero_key);
-}
+static __always_inline struct nw_probe_stats *stats(void) { return bpf_map_lookup_elem(&probe_stats, &zero_key); }
 
 // `pid`: t->pid, when the caller has it (each read of a task field is a load of its own).
 static __always_inline struct nw_task_info *tracked_pid(struct task_struct *t, __u32 pid) {
@@ -600,10 +598,8 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, struct nw
     if (span) record(NW_KIND_PREEMPT, s->curr_pid, s->curr_comm, span);
   }
   if (pi) {
-    if (pi->phase == NW_PHASE_WAITING)
-      wait_end(cpu_at(pi->cpu));
-    else if (pi->phase == NW_PHASE_THROTTLED)
-      throttle_end(cpu_at(pi->cpu), pi, t_in);
+    if (pi->phase == NW_PHASE_WAITING) wait_end(cpu_at(pi->cpu));
+    else if (pi->phase == NW_PHASE_THROTTLED) throttle_end(cpu_at(pi->cpu), pi, t_in);
     else if (pi->phase != NW_PHASE_RUNNING)  // NEW or BLOCKED: running since t_in
       // Less every interrupt and steal since the last switch seen (the slice's runtime leaves
       // them out): the blocking span it ends must not reach into the time the task ran.
@@ -758,10 +754,8 @@ static __always_inline void task_leaves(struct nw_cpu_state *s, struct nw_task_i
 static __always_inline void task_arrives(struct nw_cpu_state *s, struct nw_task_info *ni, __u64 now, __u64 steal,
                                          __u32 cpu, __u32 pid) {
   if (windows_on && windows_exec_on) exec_window_switch_in(pid);
-  if (ni->phase == NW_PHASE_WAITING)
-    wait_end(ni->cpu == cpu ? s : cpu_at(ni->cpu));
-  else if (ni->phase == NW_PHASE_THROTTLED)
-    throttle_end(cpu_at(ni->cpu), ni, now);
+  if (ni->phase == NW_PHASE_WAITING) wait_end(ni->cpu == cpu ? s : cpu_at(ni->cpu));
+  else if (ni->phase == NW_PHASE_THROTTLED) throttle_end(cpu_at(ni->cpu), ni, now);
   else if (ni->phase != NW_PHASE_RUNNING)  // NEW (tracked while runnable), or a missed wake-up
     activity_up(now);
   if (ni->flags & NW_TASK_HELD) {
@@ -774,8 +768,7 @@ static __always_inline void task_arrives(struct nw_cpu_state *s, struct nw_task_
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-             unsigned int prev_state) {
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state) {
   if (test_unseen_on && (test_unseen(prev) || test_unseen(next))) return 0;
   struct rq *rq = rq_of(next);  // this CPU's runqueue, locked, its clock just updated
   __u64 now = rq_clock(rq);
@@ -796,7 +789,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   }
   s->steal_mark = steal;
   if (prev_pid != s->curr_pid)
-    resync(s, pi, leaving(now, cpu, prev, prev_pid, pi != 0), prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
+    resync(s, pi, leaving(now, cpu, prev, prev_pid, pi != 0),
+           prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
 
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it:
   // preemption by another task, or contention when it is one of the benchmark's own. A watched
@@ -824,8 +818,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   if (sib) smt_switch(s, cpu_at(sib - 1), leaving(now, cpu, prev, prev_pid, pi != 0));
 
   // 3. The task leaving.
-  if (pi) task_leaves(s, pi, prev, now, steal, cpu, preempt || prev_state == 0 /* TASK_RUNNING */,
-                      prev_state & TASK_DEAD_STATE);
+  if (pi)
+    task_leaves(s, pi, prev, now, steal, cpu, preempt || prev_state == 0 /* TASK_RUNNING */,
+                prev_state & TASK_DEAD_STATE);
 
   // 4. The task arriving. A CPU whose runqueue holds nothing but the arriving task (or that goes
   // idle) has nobody waiting on it: clearing the count here bounds the damage of any missed
@@ -1093,8 +1088,8 @@ int BPF_PROG(on_fault_entry, struct vm_area_struct *vma, unsigned long address, 
 }
 
 SEC("fexit/handle_mm_fault")
-int BPF_PROG(on_fault_exit, struct vm_area_struct *vma, unsigned long address, unsigned int flags,
-             struct pt_regs *regs, unsigned int ret) {
+int BPF_PROG(on_fault_exit, struct vm_area_struct *vma, unsigned long address, unsigned int flags, struct pt_regs *regs,
+             unsigned int ret) {
   struct nw_task_info *ti = tracked_info(bpf_get_current_task_btf());
   if (!ti || !ti->fault_start) return 0;
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
@@ -1173,10 +1168,8 @@ int BPF_PROG(on_softirq_exit, unsigned int vec) {
   if (!s) return 0;
   __u64 own = close_span(s, &s->softirq_start, &s->softirq_intr0, bpf_ktime_get_ns());
   if (own && charged(s, own)) {
-    if (vec < NW_SOFTIRQ_SLOTS)
-      record_fixed(NW_FIXED_SOFTIRQ + vec, own);
-    else
-      record(NW_KIND_SOFTIRQ, vec, 0, own);
+    if (vec < NW_SOFTIRQ_SLOTS) record_fixed(NW_FIXED_SOFTIRQ + vec, own);
+    else record(NW_KIND_SOFTIRQ, vec, 0, own);
   }
   return 0;
 }
@@ -1232,10 +1225,10 @@ static __always_inline int vector_exit(__u32 id) {
 }
 
 // One entry/exit pair per APIC vector; user space disables the ones this kernel lacks.
-#define NW_VECTOR(tp, id)                                                        \
-  SEC("tp_btf/" #tp "_entry")                                                    \
-  int BPF_PROG(on_##tp##_entry, int vector) { return vector_entry(id); }               \
-  SEC("tp_btf/" #tp "_exit")                                                     \
+#define NW_VECTOR(tp, id)                                                \
+  SEC("tp_btf/" #tp "_entry")                                            \
+  int BPF_PROG(on_##tp##_entry, int vector) { return vector_entry(id); } \
+  SEC("tp_btf/" #tp "_exit")                                             \
   int BPF_PROG(on_##tp##_exit, int vector) { return vector_exit(id); }
 
 NW_VECTOR(local_timer, NW_VEC_LOCAL_TIMER)

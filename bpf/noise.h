@@ -96,9 +96,9 @@ struct nw_noise_val {
 enum nw_fixed_slot {
   NW_FIXED_BLOCK = 0,
   NW_FIXED_WAKEUP_IDLE = 1,
-  NW_FIXED_VECTOR = 2,                                   /* + enum nw_vector */
-  NW_FIXED_SOFTIRQ = NW_FIXED_VECTOR + NW_VEC_COUNT,     /* + softirq vector number */
-  NW_FIXED_FAULT = NW_FIXED_SOFTIRQ + NW_SOFTIRQ_SLOTS,  /* updated atomically: fault handling is preemptible */
+  NW_FIXED_VECTOR = 2,                                  /* + enum nw_vector */
+  NW_FIXED_SOFTIRQ = NW_FIXED_VECTOR + NW_VEC_COUNT,    /* + softirq vector number */
+  NW_FIXED_FAULT = NW_FIXED_SOFTIRQ + NW_SOFTIRQ_SLOTS, /* updated atomically: fault handling is preemptible */
   NW_FIXED_STEAL = NW_FIXED_FAULT + 1,
   NW_FIXED_COUNT = NW_FIXED_STEAL + 1,
 };
@@ -112,16 +112,21 @@ struct nw_noise_entry {
 
 /* Per-CPU counters of the probe itself (BPF_MAP_TYPE_PERCPU_ARRAY, one element). */
 struct nw_probe_stats {
-  __u64 lost_noise_keys;   /* noise_map full: an event could not be recorded */
-  __u64 lost_tracked;      /* a new thread or child not followed: no memory for its task storage, or
-                              the overflow part of task_slots is full */
+  __u64 lost_noise_keys; /* noise_map full: an event could not be recorded */
+  __u64 lost_tracked;    /* a new thread or child not followed: no memory for its task storage, or
+                            the overflow part of task_slots is full */
 };
 
 /* Phase of a tracked task, as the scheduler tracepoints last showed it. NEW: not seen yet (its
  * state shows at its next switch or wake-up); it does not count as active. */
-enum nw_phase { NW_PHASE_NEW = 0, NW_PHASE_RUNNING = 1, NW_PHASE_WAITING = 2, NW_PHASE_BLOCKED = 3,
-                /* runnable but off the runqueue's reach: its group is CFS-bandwidth throttled */
-                NW_PHASE_THROTTLED = 4 };
+enum nw_phase {
+  NW_PHASE_NEW = 0,
+  NW_PHASE_RUNNING = 1,
+  NW_PHASE_WAITING = 2,
+  NW_PHASE_BLOCKED = 3,
+  /* runnable but off the runqueue's reach: its group is CFS-bandwidth throttled */
+  NW_PHASE_THROTTLED = 4
+};
 
 /* nw_task_info.flags */
 enum nw_task_flag {
@@ -144,10 +149,10 @@ enum nw_task_flag {
  * that forgets every tracked task at once. */
 struct nw_task_info {
   __u32 phase;
-  __u32 cpu;       /* runqueue CPU while waiting */
+  __u32 cpu; /* runqueue CPU while waiting */
   __u32 gen;
-  __u32 pid;       /* which task holds the slot */
-  __u32 flags;     /* enum nw_task_flag */
+  __u32 pid;            /* which task holds the slot */
+  __u32 flags;          /* enum nw_task_flag */
   __u32 throttle_epoch; /* NW_PHASE_THROTTLED: its CPU's throttle_epoch when it was throttled */
   /* se.sum_exec_runtime that is not the benchmark's: for the held child, what it had run when it
    * was tracked (user space, from /proc/PID/schedstat) plus its run time from then to its execve;
@@ -166,37 +171,37 @@ struct nw_task_info {
  * `watched` and `sibling` and seeds the frequency fields before attaching, reads the frequency
  * fields and switch counts, and clears `waiting` between repetitions, field by field through the
  * mapping (a whole-element write would race with the programs). Configuration lives here, not in
- * a map of its own, so the context-switch path does one lookup per CPU. Array elements are contiguous and need not start
- * on a cache line: the padding keeps the fields written on every event at least a cache line away
- * from the neighbouring CPUs' (no false sharing between CPUs). 320 bytes. */
+ * a map of its own, so the context-switch path does one lookup per CPU. Array elements are contiguous and need not
+ * start on a cache line: the padding keeps the fields written on every event at least a cache line away from the
+ * neighbouring CPUs' (no false sharing between CPUs). 320 bytes. */
 struct nw_cpu_state {
-  __u32 watched;            /* charge everything on this CPU but its measurer (check, agent); user
-                               space opens and closes it (check: the spinner's own window) */
-  __u32 sibling;            /* SMT sibling CPU + 1, or 0 when none */
-  __u32 watch_measurer;     /* watched CPU: pid of the thread measuring it (check's spinner), never
-                               charged there; 0 when none (agent) */
+  __u32 watched;        /* charge everything on this CPU but its measurer (check, agent); user
+                           space opens and closes it (check: the spinner's own window) */
+  __u32 sibling;        /* SMT sibling CPU + 1, or 0 when none */
+  __u32 watch_measurer; /* watched CPU: pid of the thread measuring it (check's spinner), never
+                           charged there; 0 when none (agent) */
   __u32 pad_cfg;
-  __u64 watch_min_ns;       /* watched CPU: events of less own time are not charged (check: its gap
-                               threshold, since shorter events cannot show in the spinner's gaps) */
+  __u64 watch_min_ns; /* watched CPU: events of less own time are not charged (check: its gap
+                         threshold, since shorter events cannot show in the spinner's gaps) */
   /* Watched CPU: ktime and intr_total at its last context switch (0: none since it opened).
    * Written at every switch of a watched CPU, by that CPU only: no false sharing in this line. */
   __u64 watch_mark_ns, watch_mark_intr;
   /* CFS bandwidth throttling of tracked tasks on this CPU: one episode from the first tracked
    * task's throttled switch-out to the first switch-in after the group's unthrottle, charged
    * once however many of them it held (written on throttle events only). */
-  __u64 throttle_since;     /* rq clock at the episode's start */
-  __s32 throttled_n;        /* tracked tasks throttled in the open episode (0: none open) */
-  __u32 throttle_cg;        /* the throttled group's id (as NW_KIND_THROTTLE's) */
-  __u32 throttle_epoch;     /* episodes closed so far: a task's throttle_epoch names its episode */
+  __u64 throttle_since; /* rq clock at the episode's start */
+  __s32 throttled_n;    /* tracked tasks throttled in the open episode (0: none open) */
+  __u32 throttle_cg;    /* the throttled group's id (as NW_KIND_THROTTLE's) */
+  __u32 throttle_epoch; /* episodes closed so far: a task's throttle_epoch names its episode */
   __u32 pad_throttle;
-  __u64 throttle_intr0;   /* intr_total at the episode's start: its interrupts are charged as such */
+  __u64 throttle_intr0; /* intr_total at the episode's start: its interrupts are charged as such */
   /* written on every event */
-  __u64 intr_total;       /* own time of all interrupt-like events on this CPU, ever */
-  __u64 mark_ts;            /* start of the current task's charged span */
-  __u64 mark_intr;        /* intr_total at mark_ts */
-  __u64 steal_mark;         /* hypervisor steal the scheduler had accounted here at mark_ts (ns) */
-  __u64 tracked_since;      /* when the running tracked task got the CPU (0: not tracked) */
-  __s64 waiting;            /* tracked tasks runnable on this CPU but not running */
+  __u64 intr_total;    /* own time of all interrupt-like events on this CPU, ever */
+  __u64 mark_ts;       /* start of the current task's charged span */
+  __u64 mark_intr;     /* intr_total at mark_ts */
+  __u64 steal_mark;    /* hypervisor steal the scheduler had accounted here at mark_ts (ns) */
+  __u64 tracked_since; /* when the running tracked task got the CPU (0: not tracked) */
+  __s64 waiting;       /* tracked tasks runnable on this CPU but not running */
   __u64 irq_start, irq_intr0;
   __u64 vec_start, vec_intr0;
   __u64 softirq_start, softirq_intr0;
@@ -220,14 +225,14 @@ struct nw_cpu_state {
   /* Interrupt context on this CPU, for the cause of a wake-up issued here: the open levels'
    * identities (valid while their *_start is set), and the last device IRQ seen + 1 (0: none). */
   __u32 irq_last, vec_id, softirq_vec;
-  __u32 wake_kind;          /* the cause of the last wake-up of a blocked tracked task issued here */
+  __u32 wake_kind; /* the cause of the last wake-up of a blocked tracked task issued here */
   __u32 wake_id;
   /* A wake-up another CPU queued on this CPU's wake list while the benchmark blocked: that CPU
    * + 1, whose wake_* fields hold the waker's context (0: none pending). */
   __u32 wake_queued_from;
   char wake_comm[NW_COMM_LEN];
-  __u64 wake_late_ns;       /* NW_KIND_BLOCK_SLEEP: how late its timer fired */
-  __u64 timer_late_ns;      /* the hrtimer expiring now on this CPU: how late it fired */
+  __u64 wake_late_ns;  /* NW_KIND_BLOCK_SLEEP: how late its timer fired */
+  __u64 timer_late_ns; /* the hrtimer expiring now on this CPU: how late it fired */
 };
 
 /* ---- marked windows (--windows) and the timeline (--timeline) ---- */
@@ -240,14 +245,14 @@ struct nw_cpu_state {
 
 /* nw_window.flags */
 enum nw_window_flag {
-  NW_WIN_LABEL = 1,        /* `label` holds an integer label (USDT argument) */
-  NW_WIN_TEXT_LABEL = 2,   /* `text` holds the label written after "begin " on the marker fd */
-  NW_WIN_IMPLICIT_END = 4, /* no end marker: closed by the next begin */
-  NW_WIN_FROM_FD = 8,      /* begun by a marker-fd line (else by the USDT probe) */
-  NW_WIN_FROM_EXEC = 16,   /* --windows-exec: a process that ran the command (`text`: its comm) */
-  NW_WIN_TENTATIVE = 32,   /* --windows-exec: begun at a fork; a window once the child execs the command */
-  NW_WIN_DISCARDED = 64,   /* --windows-exec: that child exec'd something else or exited: not a window */
-  NW_WIN_FROM_CALL = 128,  /* --windows-at: a call of the function (the outermost on its thread) */
+  NW_WIN_LABEL = 1,         /* `label` holds an integer label (USDT argument) */
+  NW_WIN_TEXT_LABEL = 2,    /* `text` holds the label written after "begin " on the marker fd */
+  NW_WIN_IMPLICIT_END = 4,  /* no end marker: closed by the next begin */
+  NW_WIN_FROM_FD = 8,       /* begun by a marker-fd line (else by the USDT probe) */
+  NW_WIN_FROM_EXEC = 16,    /* --windows-exec: a process that ran the command (`text`: its comm) */
+  NW_WIN_TENTATIVE = 32,    /* --windows-exec: begun at a fork; a window once the child execs the command */
+  NW_WIN_DISCARDED = 64,    /* --windows-exec: that child exec'd something else or exited: not a window */
+  NW_WIN_FROM_CALL = 128,   /* --windows-at: a call of the function (the outermost on its thread) */
   NW_WIN_AWAIT_TIMER = 256, /* --windows gbench: begun, its opener's timer not started yet (no ResumeTiming) */
   NW_WIN_SHARED = 512,      /* --windows gbench: other threads joined it (->Threads(N)): its gaps are
                                counted in paused_ns, not cut out of it */
@@ -257,10 +262,10 @@ enum nw_window_flag {
  * Times are CLOCK_MONOTONIC (bpf_ktime_get_ns), taken at the marker. */
 struct nw_window {
   __u64 begin_ns;
-  __u64 end_ns;  /* 0 while open */
+  __u64 end_ns; /* 0 while open */
   __s64 label;
-  __u32 flags;   /* enum nw_window_flag */
-  __u32 pid;     /* the task that marked the begin */
+  __u32 flags; /* enum nw_window_flag */
+  __u32 pid;   /* the task that marked the begin */
   char text[NW_LABEL_LEN];
   /* --windows gbench: the gaps in it while its opener's timer was stopped (State::PauseTiming to
    * ResumeTiming), and how many; 0 otherwise. Its timed time is end - begin - paused_ns. */
@@ -274,7 +279,7 @@ struct nw_window {
 struct nw_tl_event {
   __u64 end_ns;
   __u64 dur_ns;
-  __u32 kind;   /* enum nw_kind; id and comm as in nw_noise_key */
+  __u32 kind; /* enum nw_kind; id and comm as in nw_noise_key */
   __u32 id;
   __u32 cpu;
   __u32 window; /* as nw_noise_key.window */
@@ -283,10 +288,10 @@ struct nw_tl_event {
 
 /* Per-CPU rate bound of the timeline (BPF_MAP_TYPE_PERCPU_ARRAY, one element). */
 struct nw_tl_rate {
-  __u64 since;         /* start of the current one-second budget */
-  __u64 count;         /* events written in it */
-  __u64 dropped_rate;  /* over the per-CPU rate bound: not written, counted */
-  __u64 dropped_full;  /* the ring buffer was full: not written, counted */
+  __u64 since;        /* start of the current one-second budget */
+  __u64 count;        /* events written in it */
+  __u64 dropped_rate; /* over the per-CPU rate bound: not written, counted */
+  __u64 dropped_full; /* the ring buffer was full: not written, counted */
 };
 
 #endif

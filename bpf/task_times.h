@@ -12,10 +12,10 @@
 #define NW_TASK_COMM_LEN 16
 
 struct nw_task_time {
-  __u32 pid;         /* the process (thread group), in the reader's pid namespace */
-  __u32 tid;         /* the task */
-  __u64 runtime_ns;  /* se.sum_exec_runtime */
-  __s32 cpu;         /* the CPU it last ran on */
+  __u32 pid;        /* the process (thread group), in the reader's pid namespace */
+  __u32 tid;        /* the task */
+  __u64 runtime_ns; /* se.sum_exec_runtime */
+  __s32 cpu;        /* the CPU it last ran on */
   __u32 pad;
   char comm[NW_TASK_COMM_LEN];         /* the task's name */
   char process_comm[NW_TASK_COMM_LEN]; /* its process's (the thread group leader's) */

@@ -106,9 +106,7 @@ static __always_inline void window_close(__u32 open, __u64 now, __u32 flag) {
 }
 
 // The open window, timed or paused (its number + 1; 0: none).
-static __always_inline __u32 window_open(void) {
-  return call_window_timed && !cur_window ? paused_window : cur_window;
-}
+static __always_inline __u32 window_open(void) { return call_window_timed && !cur_window ? paused_window : cur_window; }
 
 // The window's timer stops (its opener's PauseTiming): charges from now on are outside it (`cut`;
 // a shared window's gap is only measured).
@@ -159,10 +157,8 @@ static __always_inline void window_begin(__u64 now, __s64 label, __u32 flags, co
   w->pid = pid;
   w->paused_ns = 0;
   w->pauses = 0;
-  if (text)
-    __builtin_memcpy(w->text, text, NW_LABEL_LEN);
-  else
-    __builtin_memset(w->text, 0, NW_LABEL_LEN);
+  if (text) __builtin_memcpy(w->text, text, NW_LABEL_LEN);
+  else __builtin_memset(w->text, 0, NW_LABEL_LEN);
   cur_window = k + 1;
 }
 

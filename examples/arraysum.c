@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
     }
   }
   double total = now_ms() - start;
-  if (!quiet) printf("arraysum: %d bursts of %d sums of %d doubles: %.3f ms busy, %.3f ms total\n",
-                     bursts, BURST, N, busy, total);
-  return sink == 42.0;  /* never true; keeps the sums alive */
+  if (!quiet)
+    printf("arraysum: %d bursts of %d sums of %d doubles: %.3f ms busy, %.3f ms total\n", bursts, BURST, N, busy,
+           total);
+  return sink == 42.0; /* never true; keeps the sums alive */
 }

@@ -75,10 +75,11 @@ Recommendation of_knob(const knobs::Knob& k, const knobs::Context& kc, std::stri
                        std::vector<std::string> addresses, double share) {
   auto cmds = knobs::commands(k, kc);
   std::string again = knobs::rerun(k, kc);
-  if (!again.empty() && std::none_of(cmds.begin(), cmds.end(), [&](const std::string& l) { return l.starts_with(again); }))
+  if (!again.empty() &&
+      std::none_of(cmds.begin(), cmds.end(), [&](const std::string& l) { return l.starts_with(again); }))
     cmds.push_back(again + "   # or rerun with it to prove it: for this run only, then restored");
-  return {std::move(id), std::move(title), std::move(cmds), std::move(addresses), k.reboot(),
-          std::string(k.tradeoff), share};
+  return {std::move(id), std::move(title), std::move(cmds), std::move(addresses), k.reboot(), std::string(k.tradeoff),
+          share};
 }
 
 // Recommends catalogue knob `knob` when the predicate addresses enough of the variance.
@@ -86,7 +87,8 @@ void propose_knob(const Context& c, Out& out, std::string_view knob, std::string
                   const knobs::Context* kc = nullptr) {
   auto [names, share] = addressed(c, p);
   if (share < kMinAddressedShare) return;
-  out.push_back(of_knob(knobs::get(knob), kc ? *kc : c.knob, std::string(knob), std::move(title), std::move(names), share));
+  out.push_back(
+      of_knob(knobs::get(knob), kc ? *kc : c.knob, std::string(knob), std::move(title), std::move(names), share));
 }
 
 // The same for advice that is no machine knob (the setup of the measurement or of the workload).
@@ -144,11 +146,12 @@ void stop_processes(const Context& c, Out& out) {
     knobs::Context kc = c.knob;
     kc.process = lead.comm;
     kc.pids = {lead.pid};
-    out.push_back(of_knob(knobs::get("stop-process"), kc, std::move(id),
-                          fmt::format("Stop {} while benchmarking (or move it off the CPUs that share a cache or memory "
-                                      "with CPU {}): it was busy in the slow runs",
-                                      describe_lead(lead), c.target),
-                          {std::string(sources::kUnexplained)}, unexplained));
+    out.push_back(
+        of_knob(knobs::get("stop-process"), kc, std::move(id),
+                fmt::format("Stop {} while benchmarking (or move it off the CPUs that share a cache or memory "
+                            "with CPU {}): it was busy in the slow runs",
+                            describe_lead(lead), c.target),
+                {std::string(sources::kUnexplained)}, unexplained));
   }
 }
 
@@ -161,12 +164,16 @@ void waited_on(const Context& c, Out& out) {
     std::string who = sources::blocking_party(id);
     auto waker = SourceDetail::from_json(r.detail).pid;
     std::string pid = waker ? fmt::format(" (pid {})", *waker) : "";
-    out.push_back({"workload-wait:" + who,
-                   fmt::format("The benchmark waits on {}{}: the variance of that wait is the workload's, not noise", who, pid),
-                   {fmt::format("# what does the benchmark wait for from {}? Make that party repeatable (warm it up, give "
-                                "it its own CPU: noisewatch check names a quiet one), or leave it out of the timed part",
-                                who)},
-                   {r.source}, false, "Its waiting is part of what the benchmark measures.", std::min(r.share, 1.0)});
+    out.push_back(
+        {"workload-wait:" + who,
+         fmt::format("The benchmark waits on {}{}: the variance of that wait is the workload's, not noise", who, pid),
+         {fmt::format("# what does the benchmark wait for from {}? Make that party repeatable (warm it up, give "
+                      "it its own CPU: noisewatch check names a quiet one), or leave it out of the timed part",
+                      who)},
+         {r.source},
+         false,
+         "Its waiting is part of what the benchmark measures.",
+         std::min(r.share, 1.0)});
   }
 }
 
@@ -187,10 +194,12 @@ void move_irqs(const Context& c, Out& out) {
     // PREEMPT_RT (or threadirqs): the handler is a SCHED_FIFO 50 thread, which outranks the
     // benchmark even with --fifo 1, so moving the IRQ (its thread follows) is the remedy.
     if (detail.threaded_count.value_or(0) > 0)
-      title += fmt::format(": its handler runs in a real-time thread (irq/{}-…, SCHED_FIFO 50) that preempts the "
-                           "benchmark at once, and follows the IRQ",
-                           detail.irq ? std::to_string(*detail.irq) : "NN");
-    out.push_back(of_knob(knobs::get("irq-affinity"), kc, "move-irq:" + name, title, {r.source}, std::min(r.share, 1.0)));
+      title += fmt::format(
+          ": its handler runs in a real-time thread (irq/{}-…, SCHED_FIFO 50) that preempts the "
+          "benchmark at once, and follows the IRQ",
+          detail.irq ? std::to_string(*detail.irq) : "NN");
+    out.push_back(
+        of_knob(knobs::get("irq-affinity"), kc, "move-irq:" + name, title, {r.source}, std::min(r.share, 1.0)));
   }
 }
 
@@ -210,10 +219,11 @@ void more_cpus(const Context& c, Out& out) {
   if (c.in.rec.pinned && wider.size() > c.in.rec.cpus.size())
     cmds.push_back(knobs::rerun(knobs::get("pin-cpu"), on_cpus(c, wider)) + "   # one CPU per busy thread");
   cmds.push_back("# or run the benchmark with fewer threads than it has CPUs");
-  propose_if(c, out, "more-cpus",
-             fmt::format("Your benchmark's own threads compete for CPU {}: give it more CPUs (--cpu LIST) or fewer threads",
-                         c.target),
-             own, std::move(cmds), "A different parallel setup measures a different thing.");
+  propose_if(
+      c, out, "more-cpus",
+      fmt::format("Your benchmark's own threads compete for CPU {}: give it more CPUs (--cpu LIST) or fewer threads",
+                  c.target),
+      own, std::move(cmds), "A different parallel setup measures a different thing.");
 }
 
 void quieter(const Context& c, Out& out) {
@@ -225,8 +235,9 @@ void quieter(const Context& c, Out& out) {
   const auto& cpus = c.in.rec.cpus;
   bool on_cpu0 = c.in.rec.pinned && std::find(cpus.begin(), cpus.end(), 0) != cpus.end();
   if (on_cpu0 && cpu > 0)
-    propose_if(c, out, "quieter-cpu", fmt::format("Run on CPU {} instead of CPU 0, which takes most IRQs and housekeeping", cpu),
-               p, {knobs::rerun(knobs::get("pin-cpu"), on_cpus(c, {cpu}))},
+    propose_if(c, out, "quieter-cpu",
+               fmt::format("Run on CPU {} instead of CPU 0, which takes most IRQs and housekeeping", cpu), p,
+               {knobs::rerun(knobs::get("pin-cpu"), on_cpus(c, {cpu}))},
                "None for measurement; production runs may still land on CPU 0.");
   else if (c.in.rec.pinned)
     propose_if(c, out, "quieter-cpu", fmt::format("Look for a quieter CPU than CPU {}", c.target), p,
@@ -262,20 +273,28 @@ const std::vector<Entry>& entries() {
          if (c.in.rec.pinned) return;
          int cpu = std::max(0, quieter_cpu(c.in.rec, false));
          auto kc = on_cpus(c, {cpu});
-         propose_knob(c, out, "pin-cpu", fmt::format("Pin the benchmark to one CPU (CPU {})", cpu),
-                      [&](const std::string& s) { return covers(c, "pin-cpu", s); }, &kc);
+         propose_knob(
+             c, out, "pin-cpu", fmt::format("Pin the benchmark to one CPU (CPU {})", cpu),
+             [&](const std::string& s) { return covers(c, "pin-cpu", s); }, &kc);
        }},
       {"quieter-cpu", quieter},
-      knob("isolcpus", [](const Context& c) { return fmt::format("Isolate CPU {} from the scheduler (isolcpus)", c.target); }),
-      knob("kthread-cpus",
-           [](const Context& c) { return fmt::format("Keep kernel threads on CPU {} (kthread_cpus)", c.housekeeping); }),
+      knob("isolcpus",
+           [](const Context& c) { return fmt::format("Isolate CPU {} from the scheduler (isolcpus)", c.target); }),
+      knob(
+          "kthread-cpus",
+          [](const Context& c) { return fmt::format("Keep kernel threads on CPU {} (kthread_cpus)", c.housekeeping); }),
       knob("workqueue-cpumask",
-           [](const Context& c) { return fmt::format("Run unbound kernel work queues on CPU {} only", c.housekeeping); }),
-      knob("nohz-full", [](const Context& c) { return fmt::format("Stop the scheduler tick on CPU {} (nohz_full)", c.target); }),
-      knob("rcu-nocbs", [](const Context& c) { return fmt::format("Offload RCU callbacks from CPU {} (rcu_nocbs)", c.target); }),
-      knob("irqaffinity", [](const Context& c) {
-        return fmt::format("Send every device IRQ to CPU {} from boot (irqaffinity)", c.housekeeping);
-      }),
+           [](const Context& c) {
+             return fmt::format("Run unbound kernel work queues on CPU {} only", c.housekeeping);
+           }),
+      knob("nohz-full",
+           [](const Context& c) { return fmt::format("Stop the scheduler tick on CPU {} (nohz_full)", c.target); }),
+      knob("rcu-nocbs",
+           [](const Context& c) { return fmt::format("Offload RCU callbacks from CPU {} (rcu_nocbs)", c.target); }),
+      knob("irqaffinity",
+           [](const Context& c) {
+             return fmt::format("Send every device IRQ to CPU {} from boot (irqaffinity)", c.housekeeping);
+           }),
       knob("irqbalance", [](const Context& c) { return fmt::format("Keep irqbalance off CPU {}", c.target); }),
       knob("sched-fifo", text("Run the benchmark with a real-time priority (SCHED_FIFO)")),
       knob("nice", text("Give the benchmark the highest CFS weight (nice -20)")),
@@ -293,37 +312,44 @@ const std::vector<Entry>& entries() {
            kc.cgroup = cg->quota_path.value_or("");
            kc.cgroup_version = cg->version;
          }
-         propose_knob(c, out, "cpu-quota",
-                      "Remove the CPU quota that throttles the benchmark (or give it whole CPUs instead)",
-                      [&](const std::string& s) { return covers(c, "cpu-quota", s); }, &kc);
+         propose_knob(
+             c, out, "cpu-quota", "Remove the CPU quota that throttles the benchmark (or give it whole CPUs instead)",
+             [&](const std::string& s) { return covers(c, "cpu-quota", s); }, &kc);
        }},
       {"dedicated-host",
        [](const Context& c, Out& out) {
          if (!c.in.rec.host.virtualized) return;
-         propose_if(c, out, "dedicated-host", "Benchmark on a dedicated host or bare metal",
-                    [](const std::string& s) { return s == "steal" || s == "unexplained"; },
-                    {"# ask for dedicated vCPUs (CPU pinning on the host) or a bare-metal instance"},
-                    "Cost; a shared VM is what many production services run on.");
+         propose_if(
+             c, out, "dedicated-host", "Benchmark on a dedicated host or bare metal",
+             [](const std::string& s) { return s == "steal" || s == "unexplained"; },
+             {"# ask for dedicated vCPUs (CPU pinning on the host) or a bare-metal instance"},
+             "Cost; a shared VM is what many production services run on.");
        }},
       {"fix-inputs",
        [](const Context& c, Out& out) {
          double share = c.in.split.instructions_share.value_or(0);
          if (share < kMinAddressedShare) return;
-         out.push_back({"fix-inputs", "Make the workload do the same work every run (fixed seeds and inputs)",
-                        {"# the retired-instruction count varies with the run time: seed RNGs with a constant, fix input data"},
-                        {"unexplained"}, false, "One fixed input may not represent the real ones.", share});
+         out.push_back(
+             {"fix-inputs",
+              "Make the workload do the same work every run (fixed seeds and inputs)",
+              {"# the retired-instruction count varies with the run time: seed RNGs with a constant, fix input data"},
+              {"unexplained"},
+              false,
+              "One fixed input may not represent the real ones.",
+              share});
        }},
       // Blocking by its cause: I/O is made repeatable, sleeps end on time, waits name their party.
       // A record without the parts (older versions) says only "blocking": I/O is then a guess.
       {"workload-io",
        [](const Context& c, Out& out) {
-         propose_if(c, out, "workload-io", "Make the benchmark's I/O repeatable (inputs in tmpfs, warm page cache)",
-                    [](const std::string& s) {
-                      return s == sources::kBlocking || sources::blocking_part(sources::parse(s)) == sources::BlockingPart::io;
-                    },
-                    {"cp -r INPUTS /dev/shm/   # and point the benchmark at them",
-                     "sync; echo 3 > /proc/sys/vm/drop_caches   # or always start cold"},
-                    "The benchmark no longer measures the storage it will meet in production.");
+         propose_if(
+             c, out, "workload-io", "Make the benchmark's I/O repeatable (inputs in tmpfs, warm page cache)",
+             [](const std::string& s) {
+               return s == sources::kBlocking || sources::blocking_part(sources::parse(s)) == sources::BlockingPart::io;
+             },
+             {"cp -r INPUTS /dev/shm/   # and point the benchmark at them",
+              "sync; echo 3 > /proc/sys/vm/drop_caches   # or always start cold"},
+             "The benchmark no longer measures the storage it will meet in production.");
        }},
       knob("timer-slack", text("End the benchmark's sleeps on time: timer slack 1 ns (or --fifo, which has none)")),
       {"workload-wait", waited_on},
@@ -334,9 +360,13 @@ const std::vector<Entry>& entries() {
       {"more-warmup",
        [](const Context& c, Out& out) {
          if (!c.in.patterns.slow_first.found) return;
-         out.push_back({"more-warmup", "Add warm-up runs: the first measured run was slow",
-                        {"noisewatch --warmup 3 -- " + c.knob.command}, {}, false,
-                        "Cold-cache behaviour is no longer measured.", 0});
+         out.push_back({"more-warmup",
+                        "Add warm-up runs: the first measured run was slow",
+                        {"noisewatch --warmup 3 -- " + c.knob.command},
+                        {},
+                        false,
+                        "Cold-cache behaviour is no longer measured.",
+                        0});
        }},
       {"more-runs",
        [](const Context& c, Out& out) {
@@ -344,8 +374,13 @@ const std::vector<Entry>& entries() {
          bool too_few = !c.in.attributable && p.runs < 5;
          if (!too_few && (size_t(p.runs_needed) <= p.runs || p.runs_needed > kMaxRunsToSuggest)) return;
          int runs = std::max(p.runs_needed, 10);
-         out.push_back({"more-runs", fmt::format("Measure more runs ({} for a mean within ±{:.0f} %)", runs, kTargetPrecision * 100),
-                        {fmt::format("noisewatch --runs {} -- {}", runs, c.knob.command)}, {}, false, "Takes longer.", 0});
+         out.push_back({"more-runs",
+                        fmt::format("Measure more runs ({} for a mean within ±{:.0f} %)", runs, kTargetPrecision * 100),
+                        {fmt::format("noisewatch --runs {} -- {}", runs, c.knob.command)},
+                        {},
+                        false,
+                        "Takes longer.",
+                        0});
        }},
   };
   return all;
@@ -364,19 +399,20 @@ void merge_boot_edits(Out& recs, const knobs::Context& kc) {
   if (boot.size() < 2) return;
   std::vector<std::string_view> ids;
   for (const auto* k : params) ids.push_back(k->id);
-  boot.front()->commands = {fmt::format("# one edit and one reboot for every boot parameter recommended here: {}",
-                                        fmt::join(ids, ", "))};
+  boot.front()->commands = {
+      fmt::format("# one edit and one reboot for every boot parameter recommended here: {}", fmt::join(ids, ", "))};
   for (auto& line : knobs::boot_edit(params, kc)) boot.front()->commands.push_back(std::move(line));
   for (size_t i = 1; i < boot.size(); ++i)
-    boot[i]->commands = {fmt::format("# set by the boot-loader edit of {} above (one edit, one reboot)", boot.front()->id)};
+    boot[i]->commands = {
+        fmt::format("# set by the boot-loader edit of {} above (one edit, one reboot)", boot.front()->id)};
 }
 
 }  // namespace
 
 Tier tier_of(const Recommendation& r) {
   if (r.addresses.empty()) return Tier::measurement;
-  bool only_unexplained = std::all_of(r.addresses.begin(), r.addresses.end(),
-                                      [](const std::string& s) { return s == "unexplained"; });
+  bool only_unexplained =
+      std::all_of(r.addresses.begin(), r.addresses.end(), [](const std::string& s) { return s == "unexplained"; });
   // fix-inputs follows the measured instruction count: it is not a guess.
   return only_unexplained && r.id != "fix-inputs" ? Tier::speculative : Tier::measured;
 }
@@ -406,8 +442,7 @@ std::vector<Recommendation> recommend(const AdviceInput& in) {
   for (const auto& e : entries()) e.propose(c, out);
   // Without a reliable attribution, knobs chosen from the shares would be guesses: keep only
   // the advice about the measurement itself.
-  if (!in.attributable)
-    std::erase_if(out, [](const Recommendation& r) { return !r.addresses.empty(); });
+  if (!in.attributable) std::erase_if(out, [](const Recommendation& r) { return !r.addresses.empty(); });
   // Measured sources first, then knobs that may reduce `unexplained`, then advice about the
   // measurement itself (share 0); by share within each tier, table order on ties.
   std::stable_sort(out.begin(), out.end(), [&](const Recommendation& a, const Recommendation& b) {

@@ -15,9 +15,8 @@
 namespace nw::report {
 
 bool is_windows_record(const RunRecord& rec) {
-  return rec.warmup_windows.has_value() || std::any_of(rec.samples.begin(), rec.samples.end(), [](const RunSample& r) {
-           return r.window.has_value();
-         });
+  return rec.warmup_windows.has_value() ||
+         std::any_of(rec.samples.begin(), rec.samples.end(), [](const RunSample& r) { return r.window.has_value(); });
 }
 
 namespace {

@@ -23,7 +23,8 @@ std::vector<std::string> runner_warnings(const RunRecord& rec) {
     for (const auto& w : rec.report["engine_warnings"])
       if (w.is_string()) previous.push_back(w.get<std::string>());
   auto kept = rec.warnings;
-  std::erase_if(kept, [&](const std::string& w) { return std::find(previous.begin(), previous.end(), w) != previous.end(); });
+  std::erase_if(kept,
+                [&](const std::string& w) { return std::find(previous.begin(), previous.end(), w) != previous.end(); });
   return kept;
 }
 
@@ -54,12 +55,12 @@ void analyze_by_label(const RunRecord& rec, const std::vector<std::string>& labe
     return x.analysis.summary.cv > y.analysis.summary.cv;
   });
   const auto& noisiest = a.by_label.front();
-  a.headline = fmt::format("{} {}, each reported alone below (the noisiest: {}, CV {} over {} {}{})",
-                           a.by_label.size(), label_noun(rec), shown_label(noisiest.label),
+  a.headline = fmt::format("{} {}, each reported alone below (the noisiest: {}, CV {} over {} {}{})", a.by_label.size(),
+                           label_noun(rec), shown_label(noisiest.label),
                            format_percent(noisiest.analysis.summary.cv, 2), noisiest.analysis.summary.runs,
                            rec.compare_sides ? "run" : "window", noisiest.analysis.summary.runs == 1 ? "" : "s");
-  a.attribution.reason = fmt::format("windows of {} {}: each attributed alone (by_label)", a.by_label.size(),
-                                     label_noun(rec));
+  a.attribution.reason =
+      fmt::format("windows of {} {}: each attributed alone (by_label)", a.by_label.size(), label_noun(rec));
 }
 
 // --runs auto that hit --max-runs: how far the median was from the asked precision, and the
@@ -74,10 +75,10 @@ std::optional<std::string> runs_auto_warning(const RunRecord& rec, const Analysi
     if (sources.size() == 3) break;
     if (row.share >= 0.05) sources.push_back(fmt::format("{} ({})", row.source, format_percent(row.share, 0)));
   }
-  return fmt::format("--runs auto stopped at --max-runs {}: the median is known within {}, not ±{:g} %{}",
-                     ra.max_runs, achieved, ra.precision_percent,
-                     sources.empty() ? std::string(".")
-                                     : fmt::format("; the variance came from {}", fmt::join(sources, ", ")));
+  return fmt::format(
+      "--runs auto stopped at --max-runs {}: the median is known within {}, not ±{:g} %{}", ra.max_runs, achieved,
+      ra.precision_percent,
+      sources.empty() ? std::string(".") : fmt::format("; the variance came from {}", fmt::join(sources, ", ")));
 }
 
 }  // namespace

@@ -149,13 +149,16 @@ std::vector<std::vector<double>> bootstrap_shares(const RunMatrix& m, const std:
   // Each resample costs O(n x sources): keep the total work bounded for long records, where
   // the intervals are narrow anyway (>= 400 resamples still puts 10 beyond each 2.5 % tail).
   const int resamples = n <= 100 ? 2000 : int(std::max<size_t>(400, 200000 / n));
-  stats::bootstrap(n, [&](std::span<const size_t> idx) {
-    auto d = decompose(m, idx, rejected);
-    if (!d.valid) return 0.0;  // all-identical resample: no variance to split, skip it
-    for (size_t s = 0; s < k; ++s) samples[s].push_back(d.shares[s]);
-    samples[k].push_back(d.unexplained);
-    return 0.0;
-  }, resamples);
+  stats::bootstrap(
+      n,
+      [&](std::span<const size_t> idx) {
+        auto d = decompose(m, idx, rejected);
+        if (!d.valid) return 0.0;  // all-identical resample: no variance to split, skip it
+        for (size_t s = 0; s < k; ++s) samples[s].push_back(d.shares[s]);
+        samples[k].push_back(d.unexplained);
+        return 0.0;
+      },
+      resamples);
   return samples;
 }
 
@@ -177,13 +180,11 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
   std::iota(all.begin(), all.end(), 0);
   auto point = decompose(m, all);
 
-  if (n < 2)
-    res.reason = "attribution needs at least 2 measured runs";
-  else if (!point.valid)
-    res.reason = "every run took the same time: there is no variance to attribute";
+  if (n < 2) res.reason = "attribution needs at least 2 measured runs";
+  else if (!point.valid) res.reason = "every run took the same time: there is no variance to attribute";
   else if (n < kMinRunsToAttribute)
-    res.reason = "with fewer than " + std::to_string(kMinRunsToAttribute) +
-                 " measured runs the shares are not reliable";
+    res.reason =
+        "with fewer than " + std::to_string(kMinRunsToAttribute) + " measured runs the shares are not reliable";
   res.attributable = point.valid && n >= kMinRunsToAttribute;
 
   // A count source keeps its fitted cost only when it is physically plausible and the bootstrap
@@ -243,7 +244,8 @@ AttributionResult attribute(const RunMatrix& m, const std::string& bench_comm) {
     for (size_t i = 0; i < n; ++i) {
       a.runs_seen += src.count[i] > 0 || src.time_ns[i] > 0 || (!src.overlap_ns.empty() && src.overlap_ns[i] > 0);
       // Time is conserved: no source can take more than the run's wall time on each of its CPUs.
-      if (src.kind == Kind::time && src.time_ns[i] > m.wall_ns[i] * m.cpus) a.inconsistent_runs.push_back(m.run_index[i]);
+      if (src.kind == Kind::time && src.time_ns[i] > m.wall_ns[i] * m.cpus)
+        a.inconsistent_runs.push_back(m.run_index[i]);
     }
     // A refused fit has no share, so no interval either.
     if (src.kind == Kind::time || !rejected[s]) interval(a, s);

@@ -33,13 +33,13 @@ bool interval_uncertain(double share, double low, double high);
 // allowed: the bootstrap passes resamples). shares[k] is for m.sources[k]; shares of all
 // sources plus `unexplained` sum to 1.
 struct Decomposition {
-  bool valid = false;                 // false when Var(T) is 0 or there are fewer than 2 runs
+  bool valid = false;  // false when Var(T) is 0 or there are fewer than 2 runs
   double var_t = 0;
   std::vector<double> shares;
-  std::vector<double> per_event_ns;   // estimated cost of one event (count-valued sources only; per
-                                      // ns of overlap for an overlap source)
+  std::vector<double> per_event_ns;  // estimated cost of one event (count-valued sources only; per
+                                     // ns of overlap for an overlap source)
   double unexplained = 0;
-  std::vector<double> residual;       // U minus the count-valued sources' estimated time, per run
+  std::vector<double> residual;  // U minus the count-valued sources' estimated time, per run
 };
 
 // `rejected[s]` (when given) takes count-valued source s out of the regression: its fitted cost was
@@ -72,13 +72,13 @@ struct AttributedSource {
   bool uncertain = false;                       // the interval is too wide to mean anything
   double mean_time_ns = 0;                      // per measured run (0 for a refused fit)
   double mean_count = 0, max_ns = 0;
-  std::optional<double> mean_overlap_ns;        // an overlap source (smt): its overlap per run; the
-                                                // fit's per_event_ns is then the slowdown, per ns of it
+  std::optional<double> mean_overlap_ns;  // an overlap source (smt): its overlap per run; the
+                                          // fit's per_event_ns is then the slowdown, per ns of it
   size_t runs_seen = 0;
-  std::vector<int> inconsistent_runs;           // runs it took longer than (broken data)
-  std::optional<CostFit> fit;                   // count-valued sources only
+  std::vector<int> inconsistent_runs;                // runs it took longer than (broken data)
+  std::optional<CostFit> fit;                        // count-valued sources only
   nlohmann::json detail = nlohmann::json::object();  // what the probes said: pid(s), irq, ...
-  double pct_of_run = 0;                        // mean_time_ns / (mean wall time x the run's CPUs)
+  double pct_of_run = 0;                             // mean_time_ns / (mean wall time x the run's CPUs)
 };
 
 struct AttributionResult {

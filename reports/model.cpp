@@ -106,8 +106,8 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
   m.summary = a.summary;
   for (const auto& run : rec.samples) m.warmups += run.warmup;
   if (rec.warmup_windows) {
-    const auto processes = std::count_if(rec.process_runs.begin(), rec.process_runs.end(),
-                                         [](const RunSample& p) { return !p.warmup; });
+    const auto processes =
+        std::count_if(rec.process_runs.begin(), rec.process_runs.end(), [](const RunSample& p) { return !p.warmup; });
     m.repetitions = fmt::format("{} windows of {} process run{} + {} warm-up windows", m.summary.runs, processes,
                                 processes == 1 ? "" : "s", m.warmups);
   } else {
@@ -142,8 +142,9 @@ ReportModel build_model(const RunRecord& rec, const Analysis& a) {
   // As printed: a share that rounds to "-1 %" or below, or an interval that starts there.
   auto negative = [](double f) { return std::round(f * 100) < 0; };
   for (const auto& r : m.sources)
-    m.negative_shares = m.negative_shares ||
-                        (m.attributable && (negative(r.share) || (!r.uncertain && r.share_low && negative(*r.share_low))));
+    m.negative_shares =
+        m.negative_shares ||
+        (m.attributable && (negative(r.share) || (!r.uncertain && r.share_low && negative(*r.share_low))));
   m.advice = advice_groups(a.recommendations);
   chart_runs(rec, a, m);
   return m;

@@ -22,8 +22,8 @@ struct SourceRow {
   std::optional<double> share_low, share_high;
   bool uncertain = false;     // the interval is too wide to mean anything: say "uncertain"
   bool inconsistent = false;  // the record has it take longer than a whole run: time not shown
-  double mean_time_ns = 0;  // per run (estimated for count-valued sources)
-  double pct_of_run = 0;    // mean_time_ns / (mean wall time x the run's CPUs)
+  double mean_time_ns = 0;    // per run (estimated for count-valued sources)
+  double pct_of_run = 0;      // mean_time_ns / (mean wall time x the run's CPUs)
   double mean_count = 0, max_ns = 0;
 };
 
@@ -37,8 +37,8 @@ struct RunBar {
 
 // Recommendations of one tier under a heading that says how they are ordered.
 struct AdviceGroup {
-  std::string title, note;       // "Recommendations", "ranked by the share of the variance they address"
-  bool up_to = false;            // the share is an upper bound (speculative knobs)
+  std::string title, note;  // "Recommendations", "ranked by the share of the variance they address"
+  bool up_to = false;       // the share is an upper bound (speculative knobs)
   std::vector<Recommendation> items;
 };
 

@@ -25,11 +25,11 @@ struct NarrativeInput {
 // The benchmark failed before any measured run succeeded (the runner stops at the first failing
 // repetition): which repetition, and how it ended. Such a record gets a short report.
 struct FailedStart {
-  int run = 0;            // RunSample::index
+  int run = 0;  // RunSample::index
   bool warmup = false;
   int exit_status = 0;
   std::optional<int> signal;
-  std::string headline;   // "The benchmark failed before any measured run: ..."
+  std::string headline;  // "The benchmark failed before any measured run: ..."
 };
 std::optional<FailedStart> failed_start(const RunRecord& rec);
 

@@ -30,13 +30,13 @@ inline constexpr double kLeadAlpha = 0.05;
 struct NeighbourLead {
   int pid = 0;
   std::string comm;
-  int cpu = -1;                // the CPU it ran on in the run it was busiest
-  double correlation = 0;      // Pearson r of its share of each run with the unexplained remainder
-  double p_value = 1;          // two-sided, Student t
-  double p_adjusted = 1;       // Holm over the neighbours tested
-  size_t tested = 0;           // how many neighbours were tested
+  int cpu = -1;                    // the CPU it ran on in the run it was busiest
+  double correlation = 0;          // Pearson r of its share of each run with the unexplained remainder
+  double p_value = 1;              // two-sided, Student t
+  double p_adjusted = 1;           // Holm over the neighbours tested
+  size_t tested = 0;               // how many neighbours were tested
   size_t runs_seen = 0, runs = 0;  // measured runs it was among a run's busiest in, of all
-  double mean_cpu_ns = 0;      // its CPU time per run, over the runs it was seen in
+  double mean_cpu_ns = 0;          // its CPU time per run, over the runs it was seen in
 };
 
 // The neighbours whose share of each run (cpu_ns / wall_ns: a neighbour busy throughout has a

@@ -14,31 +14,31 @@ inline constexpr double kOutlierZ = 3.5;          // modified z-score (Iglewicz 
 inline constexpr double kCvModerate = 0.01;       // CV above this: small changes get hidden
 inline constexpr double kCvUnstable = 0.05;       // CV above this: results are unstable
 inline constexpr double kTargetPrecision = 0.01;  // wanted 95 % half-width of the mean
-inline constexpr double kUnaccountedWarn = 0.10;   // one CPU: wall time no measured figure accounts for
+inline constexpr double kUnaccountedWarn = 0.10;  // one CPU: wall time no measured figure accounts for
 inline constexpr double kBimodalAshmanD = 4.0;    // floor; also above what a normal sample of n gives
 inline constexpr double kMinRelativeGap = 0.005;  // clusters/trends smaller than 0.5 % are ignored
 inline constexpr double kDriftP = 0.01;           // Mann-Kendall two-sided p-value
 
 struct Outlier {
-  int run = 0;           // RunSample::index
+  int run = 0;  // RunSample::index
   double z = 0;
-  std::string source;    // the source most above its median in that run, if any
+  std::string source;  // the source most above its median in that run, if any
 };
 
 struct Bimodal {
   bool found = false;
   double fast_mean_ns = 0, slow_mean_ns = 0, ashman_d = 0;
   std::vector<int> slow_runs;
-  std::string source;        // the source that accounts for most of the gap, if any
+  std::string source;  // the source that accounts for most of the gap, if any
   double source_fraction = 0;
 };
 
 struct Drift {
   bool found = false;
-  double slope_ns_per_run = 0;   // Theil-Sen
-  double total_fraction = 0;     // slope * (n - 1) / median
+  double slope_ns_per_run = 0;  // Theil-Sen
+  double total_fraction = 0;    // slope * (n - 1) / median
   double p_value = 1;
-  std::string source;            // a source trending the same way, if any
+  std::string source;  // a source trending the same way, if any
   bool frequency_falling = false;
 };
 
@@ -50,9 +50,9 @@ struct SlowFirst {
 struct Patterns {
   size_t runs = 0;
   double cv = 0;
-  std::string stability;        // "stable" | "moderate" | "unstable"
-  double ci_half_width = 0;     // relative 95 % half-width of the mean (Student t)
-  int runs_needed = 0;          // for kTargetPrecision
+  std::string stability;     // "stable" | "moderate" | "unstable"
+  double ci_half_width = 0;  // relative 95 % half-width of the mean (Student t)
+  int runs_needed = 0;       // for kTargetPrecision
   std::vector<Outlier> outliers;
   Bimodal bimodal;
   Drift drift;

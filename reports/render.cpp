@@ -65,10 +65,14 @@ Format parse_format(const std::string& name) {
 
 std::string render(const RunRecord& rec, const Analysis& a, Format f, bool color) {
   switch (f) {
-    case Format::json: return run_document(rec, a).dump(2) + "\n";
-    case Format::text: return render_text(build_model(rec, a), color);
-    case Format::markdown: return render_markdown(build_model(rec, a));
-    case Format::html: return render_html(build_model(rec, a));
+    case Format::json:
+      return run_document(rec, a).dump(2) + "\n";
+    case Format::text:
+      return render_text(build_model(rec, a), color);
+    case Format::markdown:
+      return render_markdown(build_model(rec, a));
+    case Format::html:
+      return render_html(build_model(rec, a));
   }
   return {};
 }

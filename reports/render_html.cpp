@@ -83,13 +83,14 @@ std::string label_table(const ReportModel& m) {
   std::string h;
   if (!m.labels.empty()) {
     const std::string& u = m.label_unit;
-    h += fmt::format("<h2>{}{}s by label</h2>\n<table class=\"labels\"><tr><th>label</th><th>{}s</th><th>median</th>"
-                     "<th>CV</th><th>stolen/{}</th></tr>\n",
-                     char(std::toupper(u[0])), u.substr(1), u, u);
+    h += fmt::format(
+        "<h2>{}{}s by label</h2>\n<table class=\"labels\"><tr><th>label</th><th>{}s</th><th>median</th>"
+        "<th>CV</th><th>stolen/{}</th></tr>\n",
+        char(std::toupper(u[0])), u.substr(1), u, u);
     for (const auto& r : m.labels)
-      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       esc(shown_label(r.label)), r.windows, esc(format_duration(r.median_ns)),
-                       esc(format_percent(r.cv, 2)), esc(format_duration(r.mean_stolen_ns)));
+      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(shown_label(r.label)),
+                       r.windows, esc(format_duration(r.median_ns)), esc(format_percent(r.cv, 2)),
+                       esc(format_duration(r.mean_stolen_ns)));
     h += "</table>\n";
   }
 
@@ -100,7 +101,8 @@ std::string label_table(const ReportModel& m) {
 std::string charts_and_sources(const ReportModel& m, const std::string& hn) {
   std::string h;
   h += "<" + hn + ">Stolen time per run</" + hn + ">\n";
-  h += "<p class=\"legend\"><span><i style=\"background:#9e9e9e\"></i>wall time over the undisturbed time (min of wall − stolen)</span>";
+  h += "<p class=\"legend\"><span><i style=\"background:#9e9e9e\"></i>wall time over the undisturbed time (min of wall "
+       "− stolen)</span>";
   for (size_t i = 0; i < m.chart_series.size(); ++i)
     h += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", series_color(i, m.chart_series[i]),
                      esc(m.chart_series[i]));
@@ -117,11 +119,11 @@ std::string charts_and_sources(const ReportModel& m, const std::string& hn) {
       std::string time = r.inconsistent ? "inconsistent"
                          : r.timed      ? format_duration(r.mean_time_ns) + (r.estimated ? " (est.)" : "")
                                         : "";
-      h += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       esc(r.source), m.attributable ? esc(format_share(r.share)) : "–", esc(interval), esc(time),
-                       r.timed && !r.inconsistent ? esc(format_percent(r.pct_of_run, 2)) : "",
-                       !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "",
-                       r.max_ns > 0 ? esc(format_duration(r.max_ns)) : "");
+      h += fmt::format(
+          "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+          esc(r.source), m.attributable ? esc(format_share(r.share)) : "–", esc(interval), esc(time),
+          r.timed && !r.inconsistent ? esc(format_percent(r.pct_of_run, 2)) : "",
+          !r.remainder ? fmt::format("{:.1f}", r.mean_count) : "", r.max_ns > 0 ? esc(format_duration(r.max_ns)) : "");
     }
     h += "</table>\n";
     if (m.negative_shares) h += "<p class=\"note\">" + esc(kNegativeShareNote) + "</p>\n";
@@ -138,9 +140,11 @@ std::string advice(const ReportModel& m, const std::string& hn) {
     h += fmt::format("<ol class=\"recommendations\" start=\"{}\">\n", n + 1);
     n += g.items.size();
     for (const auto& r : g.items) {
-      h += fmt::format("<li id=\"rec-{}{}\"><strong>{}</strong>{}{}", esc(r.id), m.html_id, esc(r.title),
-                       r.share > 0 ? fmt::format(" — {} {}", g.up_to ? "may address up to" : "addresses", esc(format_share(r.share))) : "",
-                       r.reboot ? " (needs a reboot)" : "");
+      h += fmt::format(
+          "<li id=\"rec-{}{}\"><strong>{}</strong>{}{}", esc(r.id), m.html_id, esc(r.title),
+          r.share > 0 ? fmt::format(" — {} {}", g.up_to ? "may address up to" : "addresses", esc(format_share(r.share)))
+                      : "",
+          r.reboot ? " (needs a reboot)" : "");
       if (!r.commands.empty()) {
         h += "<pre><code>";
         for (const auto& c : r.commands) h += esc(c) + "\n";
@@ -156,8 +160,9 @@ std::string advice(const ReportModel& m, const std::string& hn) {
 
 // One label's block in a report of several: a section with its own headline, charts and advice.
 std::string block(const ReportModel& b) {
-  std::string h = fmt::format("<section class=\"label\" id=\"label{}\">\n<h2>{} <span class=\"meta\">({} window{})</span></h2>\n",
-                              b.html_id, esc(shown_label(b.label)), b.summary.runs, b.summary.runs == 1 ? "" : "s");
+  std::string h =
+      fmt::format("<section class=\"label\" id=\"label{}\">\n<h2>{} <span class=\"meta\">({} window{})</span></h2>\n",
+                  b.html_id, esc(shown_label(b.label)), b.summary.runs, b.summary.runs == 1 ? "" : "s");
   h += "<p class=\"headline\">" + esc(b.headline) + "</p>\n";
   h += summary_table(b) + charts_and_sources(b, "h3") + warnings(b, "h3") + advice(b, "h3");
   return h + "</section>\n";

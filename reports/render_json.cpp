@@ -12,10 +12,14 @@ namespace {
 
 const char* kind_name(RowKind k) {
   switch (k) {
-    case RowKind::model: return "model";
-    case RowKind::count: return "count";
-    case RowKind::remainder: return "remainder";
-    case RowKind::time: break;
+    case RowKind::model:
+      return "model";
+    case RowKind::count:
+      return "count";
+    case RowKind::remainder:
+      return "remainder";
+    case RowKind::time:
+      break;
   }
   return "time";
 }
@@ -23,8 +27,7 @@ const char* kind_name(RowKind k) {
 Attribution record_row(const AttributedSource& a) {
   Attribution r{a.source, a.share, a.mean_time_ns, a.share_low, a.share_high, a.mean_count, a.max_ns, nullptr};
   nlohmann::json x = a.kind == RowKind::remainder ? nlohmann::json::object() : a.detail;
-  x["category"] =
-      a.kind == RowKind::remainder ? std::string(sources::kUnexplained) : sources::parse(a.source).category;
+  x["category"] = a.kind == RowKind::remainder ? std::string(sources::kUnexplained) : sources::parse(a.source).category;
   x["group"] = sources::group_name(a.group);
   x["kind"] = kind_name(a.kind);
   if (a.fit) {
@@ -57,12 +60,21 @@ nlohmann::json to_json(const Patterns& p) {
     outliers.push_back(std::move(j));
   }
   nlohmann::json j = {
-      {"stability", {{"cv", p.cv}, {"level", p.stability}, {"ci_half_width", p.ci_half_width},
-                     {"runs_needed", p.runs_needed}, {"target_precision", kTargetPrecision}}},
+      {"stability",
+       {{"cv", p.cv},
+        {"level", p.stability},
+        {"ci_half_width", p.ci_half_width},
+        {"runs_needed", p.runs_needed},
+        {"target_precision", kTargetPrecision}}},
       {"outliers", std::move(outliers)},
-      {"bimodal", {{"found", p.bimodal.found}, {"ashman_d", std::isfinite(p.bimodal.ashman_d) ? nlohmann::json(p.bimodal.ashman_d) : nlohmann::json("inf")}}},
-      {"drift", {{"found", p.drift.found}, {"p_value", p.drift.p_value},
-                 {"slope_ns_per_run", p.drift.slope_ns_per_run}, {"total_fraction", p.drift.total_fraction}}},
+      {"bimodal",
+       {{"found", p.bimodal.found},
+        {"ashman_d", std::isfinite(p.bimodal.ashman_d) ? nlohmann::json(p.bimodal.ashman_d) : nlohmann::json("inf")}}},
+      {"drift",
+       {{"found", p.drift.found},
+        {"p_value", p.drift.p_value},
+        {"slope_ns_per_run", p.drift.slope_ns_per_run},
+        {"total_fraction", p.drift.total_fraction}}},
       {"slow_first_run", {{"found", p.slow_first.found}, {"excess", p.slow_first.excess}}}};
   if (p.bimodal.found) {
     j["bimodal"]["fast_mean_ns"] = p.bimodal.fast_mean_ns;
@@ -81,8 +93,11 @@ nlohmann::json to_json(const Patterns& p) {
 }
 
 nlohmann::json to_json(const WorkloadSplit& w) {
-  nlohmann::json j = {{"machine", w.machine}, {"workload", w.workload}, {"unexplained", w.unexplained},
-                      {"cpu_time_cv", nullptr}, {"verdict", w.verdict}};
+  nlohmann::json j = {{"machine", w.machine},
+                      {"workload", w.workload},
+                      {"unexplained", w.unexplained},
+                      {"cpu_time_cv", nullptr},
+                      {"verdict", w.verdict}};
   if (w.cpu_time_cv) j["cpu_time_cv"] = *w.cpu_time_cv;
   if (w.instructions_cv) j["instructions_cv"] = *w.instructions_cv;
   if (w.instructions_share) j["instructions_share"] = *w.instructions_share;
@@ -102,7 +117,9 @@ nlohmann::json report_object(const RunRecord& rec, const Analysis& a) {
   if (a.failed) {
     const auto& f = *a.failed;
     r["attribution_note"] = "the benchmark failed before any measured run";
-    r["failed_before_measuring"] = {{"run", f.run}, {"warmup", f.warmup}, {"exit_status", f.exit_status},
+    r["failed_before_measuring"] = {{"run", f.run},
+                                    {"warmup", f.warmup},
+                                    {"exit_status", f.exit_status},
                                     {"signal", f.signal ? nlohmann::json(*f.signal) : nlohmann::json()}};
     return r;
   }
@@ -111,16 +128,24 @@ nlohmann::json report_object(const RunRecord& rec, const Analysis& a) {
     r["per_label"] = "by_label";
     return r;
   }
-  r["model"] = "share_s = Cov(T, S_s) / Var(T); count-valued sources by non-negative regression of the remainder "
-               "on counts, kept only when the cost per event is physically plausible and significant; frequency as "
-               "time scaling with 1/f (see reports/ATTRIBUTION.md)";
+  r["model"] =
+      "share_s = Cov(T, S_s) / Var(T); count-valued sources by non-negative regression of the remainder "
+      "on counts, kept only when the cost per event is physically plausible and significant; frequency as "
+      "time scaling with 1/f (see reports/ATTRIBUTION.md)";
   r["patterns"] = to_json(a.patterns);
   r["workload"] = to_json(a.split);
   nlohmann::json leads = nlohmann::json::array();
   for (const auto& l : a.leads)
-    leads.push_back({{"kind", "neighbour"}, {"pid", l.pid}, {"comm", l.comm}, {"cpu", l.cpu},
-                     {"correlation", l.correlation}, {"p_value", l.p_value}, {"p_adjusted", l.p_adjusted},
-                     {"tested", l.tested}, {"runs_seen", l.runs_seen}, {"runs", l.runs},
+    leads.push_back({{"kind", "neighbour"},
+                     {"pid", l.pid},
+                     {"comm", l.comm},
+                     {"cpu", l.cpu},
+                     {"correlation", l.correlation},
+                     {"p_value", l.p_value},
+                     {"p_adjusted", l.p_adjusted},
+                     {"tested", l.tested},
+                     {"runs_seen", l.runs_seen},
+                     {"runs", l.runs},
                      {"mean_cpu_ns", l.mean_cpu_ns}});
   r["leads"] = std::move(leads);
   return r;

@@ -85,7 +85,9 @@ void advice(const ReportModel& m, Line& line) {
     for (const auto& r : g.items) {
       // Ordered lists continue their numbering across groups (the start number is kept).
       line(fmt::format("{}. **{}**{}{}", ++n, r.title,
-                       r.share > 0 ? fmt::format(" — {} {}", g.up_to ? "may address up to" : "addresses", format_share(r.share)) : "",
+                       r.share > 0
+                           ? fmt::format(" — {} {}", g.up_to ? "may address up to" : "addresses", format_share(r.share))
+                           : "",
                        r.reboot ? " (needs a reboot)" : ""));
       if (!r.commands.empty()) {
         line("   ```sh");
@@ -132,8 +134,7 @@ std::string render_markdown(const ReportModel& m) {
     trim_blank_tail(out);
     return out;
   }
-  line(fmt::format("CPU {} · {}{}", m.cpus, m.repetitions,
-                   m.host.virtualized ? " · virtual machine" : ""));
+  line(fmt::format("CPU {} · {}{}", m.cpus, m.repetitions, m.host.virtualized ? " · virtual machine" : ""));
   line();
   if (m.blocks.empty()) summary(m, line);
   label_table(m, line);

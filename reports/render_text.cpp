@@ -65,7 +65,8 @@ void label_table(const ReportModel& m, const Painter& paint, Line& line) {
 template <class Line>
 void sources(const ReportModel& m, const Painter& paint, Line& line) {
   if (m.sources.empty()) return;
-  line(paint("Sources", fmt::emphasis::bold) + " (ranked by share of the run-to-run variance; 95 % bootstrap interval)");
+  line(paint("Sources", fmt::emphasis::bold) +
+       " (ranked by share of the run-to-run variance; 95 % bootstrap interval)");
   size_t w = 6;
   for (size_t i = 0; i < m.sources.size() && i < kTextRows; ++i) w = std::max(w, m.sources[i].source.size());
   line(fmt::format("  {:<{}}  {:>6}  {:>11}  {:>10}  {:>8}  {:>9}  {:>10}", "source", w, "share", "interval",
@@ -87,7 +88,8 @@ void sources(const ReportModel& m, const Painter& paint, Line& line) {
     line(fmt::format("  … and {} more sources (see --format json)", m.sources.size() - kTextRows));
   bool estimated = false;
   for (const auto& r : m.sources) estimated |= r.estimated;
-  if (estimated) line("  * estimated: events (for smt: the time both ran) x a cost fitted on the unexplained remainder");
+  if (estimated)
+    line("  * estimated: events (for smt: the time both ran) x a cost fitted on the unexplained remainder");
   if (m.negative_shares) line(std::string("  ") + kNegativeShareNote);
   line();
 }
@@ -134,8 +136,8 @@ std::string render_text(const ReportModel& m, bool color) {
   std::string out;
   auto line = [&](const std::string& s = {}) { out += s + "\n"; };
 
-  line(paint("noisewatch", bold) + fmt::format(": {}   (CPU {}, {})", m.command.empty() ? "?" : m.command, m.cpus,
-                                                  m.repetitions));
+  line(paint("noisewatch", bold) +
+       fmt::format(": {}   (CPU {}, {})", m.command.empty() ? "?" : m.command, m.cpus, m.repetitions));
   line(paint(m.headline, bold));
   line();
   if (m.failed) {

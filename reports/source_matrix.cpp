@@ -59,8 +59,7 @@ RunMatrix collect_sources(const RunRecord& rec) {
     }
     return s;
   };
-  bool has_steal_entry = false, has_migration_entry = false, has_fault_entry = false,
-       has_frequency_entry = false;
+  bool has_steal_entry = false, has_migration_entry = false, has_fault_entry = false, has_frequency_entry = false;
   for (size_t i = 0; i < n; ++i) {
     has_steal_entry |= runs[i]->find(std::string(sources::kSteal)) != nullptr;
     for (const auto& e : entries[i]) {
@@ -89,7 +88,8 @@ RunMatrix collect_sources(const RunRecord& rec) {
     auto& s = series(std::string(sources::kFault));
     for (size_t i = 0; i < n; ++i) s.count[i] = double(runs[i]->minor_faults + runs[i]->major_faults);
   }
-  if (auto f = by_name.find(sources::kFault); f != by_name.end() && any([](const RunSample& r) { return r.major_faults; }))
+  if (auto f = by_name.find(sources::kFault);
+      f != by_name.end() && any([](const RunSample& r) { return r.major_faults; }))
     f->second.major_faults = true;
   if (auto st = by_name.find(sources::kSteal); !has_steal_entry && st != by_name.end())
     add_detail(st->second.detail, [](SourceDetail& d) { d.origin = "steal_ns"; });
@@ -99,9 +99,8 @@ RunMatrix collect_sources(const RunRecord& rec) {
   // tasks computed while another waited: both scale too, so they stay in B),
   // so at the fastest run's frequency f_ref it would have taken B * f / f_ref; the difference
   // B * (1 - f / f_ref) is time lost to running slower. Only when every run has a frequency.
-  bool all_khz = n > 0 && std::all_of(runs.begin(), runs.end(), [](const RunSample* r) {
-                   return r->mean_khz && *r->mean_khz > 0;
-                 });
+  bool all_khz = n > 0 && std::all_of(runs.begin(), runs.end(),
+                                      [](const RunSample* r) { return r->mean_khz && *r->mean_khz > 0; });
   if (!has_frequency_entry && all_khz) {
     double f_ref = 0;
     for (const auto* r : runs) f_ref = std::max(f_ref, *r->mean_khz);
@@ -110,7 +109,8 @@ RunMatrix collect_sources(const RunRecord& rec) {
       double other = 0;
       for (const auto& [name, src] : by_name)
         if (src.kind == Kind::time && name != sources::kFrequency &&
-            (sources::parse(name).category == sources::kBlocking || sources::is_stolen(sources::parse(name), bench_comm)))
+            (sources::parse(name).category == sources::kBlocking ||
+             sources::is_stolen(sources::parse(name), bench_comm)))
           other += src.time_ns[i];
       double busy = std::max(0.0, m.wall_ns[i] - other);
       s.time_ns[i] = busy * (1.0 - *runs[i]->mean_khz / f_ref);

@@ -26,16 +26,16 @@ struct SourceSeries {
   std::vector<double> overlap_ns;
   // What the fit regresses the remainder on: the overlap time, else the count.
   const std::vector<double>& regressor() const { return overlap_ns.empty() ? count : overlap_ns; }
-  double max_ns = 0;            // longest single event over the measured runs
-  bool major_faults = false;    // `fault` only: some measured run had a major fault
+  double max_ns = 0;                                 // longest single event over the measured runs
+  bool major_faults = false;                         // `fault` only: some measured run had a major fault
   nlohmann::json detail = nlohmann::json::object();  // e.g. {"pid": 42}, {"irq": 24}
 };
 
 struct RunMatrix {
-  std::vector<int> run_index;       // RunSample::index of each measured run
-  std::vector<double> wall_ns;      // T_i
+  std::vector<int> run_index;         // RunSample::index of each measured run
+  std::vector<double> wall_ns;        // T_i
   std::vector<SourceSeries> sources;  // time-valued sources first, then count-valued
-  bool frequency_modelled = false;  // "frequency" was derived from mean_khz (see sources.cpp)
+  bool frequency_modelled = false;    // "frequency" was derived from mean_khz (see sources.cpp)
   // CPUs the benchmark ran on. A source's time is thread time: on several CPUs it adds up over
   // them (two copies of a process holding two of its CPUs for 10 ms is 20 ms), so the most a
   // source can take in a run is wall x cpus.

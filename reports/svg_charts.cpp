@@ -24,12 +24,23 @@ std::string escape_xml(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -60,9 +71,10 @@ std::string runs_chart_svg(const ReportModel& m) {
       width, height, m.html_id);
   for (int t = 0; t <= 4; ++t) {
     double v = ymax * t / 4;
-    s += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
-                     "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>\n",
-                     left, left + pw, y(v), y(v), left - 6, y(v) + 4, escape_xml(format_duration(v)));
+    s += fmt::format(
+        "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>\n",
+        left, left + pw, y(v), y(v), left - 6, y(v) + 4, escape_xml(format_duration(v)));
   }
   const double group = n ? pw / double(n) : pw;
   const double bar = std::max(1.0, group * 0.38);
@@ -72,25 +84,28 @@ std::string runs_chart_svg(const ReportModel& m) {
     double x0 = left + group * double(i) + group * 0.08;
     double excess = r.wall_ns - m.baseline_ns;
     const std::string named = r.label.empty() ? "" : " (" + escape_xml(r.label) + ")";
-    s += fmt::format("<rect class=\"wall\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
-                     "<title>run {}{}: wall {} (+{} over the undisturbed time)</title></rect>\n",
-                     x0, y(excess), bar, y(0) - y(excess), kWall, r.run, named, escape_xml(format_duration(r.wall_ns)),
-                     escape_xml(format_duration(excess)));
+    s += fmt::format(
+        "<rect class=\"wall\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
+        "<title>run {}{}: wall {} (+{} over the undisturbed time)</title></rect>\n",
+        x0, y(excess), bar, y(0) - y(excess), kWall, r.run, named, escape_xml(format_duration(r.wall_ns)),
+        escape_xml(format_duration(excess)));
     double base = 0;
     for (size_t k = 0; k < r.stolen_ns.size(); ++k) {
       double v = r.stolen_ns[k];
       if (v <= 0) continue;
-      s += fmt::format("<rect class=\"stolen\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
-                       "<title>run {}{}: {} {}</title></rect>\n",
-                       x0 + bar, y(base + v), bar, y(base) - y(base + v), series_color(k, m.chart_series[k]), r.run, named,
-                       escape_xml(m.chart_series[k]), escape_xml(format_duration(v)));
+      s += fmt::format(
+          "<rect class=\"stolen\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
+          "<title>run {}{}: {} {}</title></rect>\n",
+          x0 + bar, y(base + v), bar, y(base) - y(base + v), series_color(k, m.chart_series[k]), r.run, named,
+          escape_xml(m.chart_series[k]), escape_xml(format_duration(v)));
       base += v;
     }
     if (i % label_every == 0)
-      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick{}\" text-anchor=\"middle\">{}{}</text>\n", x0 + bar,
-                       top + ph + 16, r.outlier ? " outlier" : "", r.run, r.outlier ? "*" : "");
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick{}\" text-anchor=\"middle\">{}{}</text>\n",
+                       x0 + bar, top + ph + 16, r.outlier ? " outlier" : "", r.run, r.outlier ? "*" : "");
   }
-  s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" class=\"axis\"/>\n", left, left + pw, y(0));
+  s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" class=\"axis\"/>\n", left,
+                   left + pw, y(0));
   s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"label\" text-anchor=\"middle\">run (* outlier)</text>\n",
                    left + pw / 2, height - 4);
   return s + "</svg>\n";
@@ -117,16 +132,17 @@ std::string shares_chart_svg(const ReportModel& m) {
   for (size_t i = 0; i < rows; ++i) {
     const auto& r = m.sources[i];
     auto it = std::find(m.chart_series.begin(), m.chart_series.end(), r.source);
-    std::string color = it != m.chart_series.end() ? series_color(size_t(it - m.chart_series.begin()), r.source)
+    std::string color = it != m.chart_series.end()  ? series_color(size_t(it - m.chart_series.begin()), r.source)
                         : r.source == "unexplained" ? kUnexplained
                                                     : kOther;
     double yc = top + row_h * double(i) + row_h / 2;
     double a = x(std::min(0.0, r.share)), b = x(std::max(0.0, r.share));
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>\n", label - 8, yc + 4,
-                     escape_xml(r.source));
-    s += fmt::format("<rect class=\"share\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
-                     "<title>{}: {} of the variance</title></rect>\n",
-                     a, yc - 8, std::max(0.5, b - a), 16.0, color, escape_xml(r.source), escape_xml(format_share(r.share)));
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>\n", label - 8,
+                     yc + 4, escape_xml(r.source));
+    s += fmt::format(
+        "<rect class=\"share\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
+        "<title>{}: {} of the variance</title></rect>\n",
+        a, yc - 8, std::max(0.5, b - a), 16.0, color, escape_xml(r.source), escape_xml(format_share(r.share)));
     if (r.share_low && r.share_high)
       s += fmt::format("<line class=\"whisker\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>\n",
                        x(*r.share_low), x(*r.share_high), yc, yc);

@@ -35,7 +35,7 @@ std::string events_text(const TimelineSpan& s) {
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> timeline_legend(const TimelineSummary& t,
-                                                                  const std::vector<std::string>& series) {
+                                                                 const std::vector<std::string>& series) {
   std::set<std::string> seen;
   for (const auto& m : t.marks) seen.insert(m.source);
   std::vector<std::pair<std::string, std::string>> out;
@@ -78,20 +78,20 @@ std::string timeline_svg(const TimelineSummary& t, const std::vector<std::string
     if (sp.run) what += fmt::format(" (runs[{}])", *sp.run);
     if (sp.warmup) what += ", warm-up";
     const char* fill = !sp.window ? "#f2f2f2" : *sp.window % 2 ? "#dde6f3" : "#c9d6ea";
-    s += fmt::format("<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
-                     "<title>{}: {} long; {}</title></rect>\n",
-                     sp.window ? "window" : "process-run", x0, row_y(sp.process_run), x1 - x0, band_h, fill,
-                     escape_xml(what), escape_xml(format_duration(double(sp.end_ns - std::min(sp.end_ns, sp.start_ns)))),
-                     escape_xml(events_text(sp)));
+    s += fmt::format(
+        "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
+        "<title>{}: {} long; {}</title></rect>\n",
+        sp.window ? "window" : "process-run", x0, row_y(sp.process_run), x1 - x0, band_h, fill, escape_xml(what),
+        escape_xml(format_duration(double(sp.end_ns - std::min(sp.end_ns, sp.start_ns)))), escape_xml(events_text(sp)));
   }
   for (const auto& m : t.marks) {
     if (!row_of.count(m.process_run)) continue;
     double x0 = x(double(m.at_ns)), w = std::max(1.5, x(double(m.at_ns + m.dur_ns)) - x0);
-    s += fmt::format("<rect class=\"event\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
-                     "<title>{} on CPU {}: {} at {}</title></rect>\n",
-                     x0, row_y(m.process_run) + 2, w, band_h - 4, color_of(m.source, series), escape_xml(m.source),
-                     m.cpu, escape_xml(format_duration(double(m.dur_ns))),
-                     escape_xml(format_duration(double(m.at_ns))));
+    s += fmt::format(
+        "<rect class=\"event\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
+        "<title>{} on CPU {}: {} at {}</title></rect>\n",
+        x0, row_y(m.process_run) + 2, w, band_h - 4, color_of(m.source, series), escape_xml(m.source), m.cpu,
+        escape_xml(format_duration(double(m.dur_ns))), escape_xml(format_duration(double(m.at_ns))));
   }
   s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" class=\"axis\"/>\n", left,
                    left + pw, axis_y);
@@ -100,9 +100,10 @@ std::string timeline_svg(const TimelineSummary& t, const std::vector<std::string
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"middle\">{}</text>\n", x(v),
                      axis_y + 14, escape_xml(format_duration(v)));
   }
-  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"label\" text-anchor=\"middle\">time since the process "
-                   "run's start</text>\n",
-                   left + pw / 2, axis_y + 30);
+  s += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"label\" text-anchor=\"middle\">time since the process "
+      "run's start</text>\n",
+      left + pw / 2, axis_y + 30);
   if (runs.size() > shown)
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"label\">the first {} of {} process runs</text>\n", left,
                      axis_y + 46, shown, runs.size());

@@ -18,6 +18,6 @@ inline constexpr size_t kTimelineRows = 40;
 std::string timeline_svg(const TimelineSummary& t, const std::vector<std::string>& series);
 // Sources in the chart, in legend order, with their colours.
 std::vector<std::pair<std::string, std::string>> timeline_legend(const TimelineSummary& t,
-                                                                  const std::vector<std::string>& series);
+                                                                 const std::vector<std::string>& series);
 
 }  // namespace nw::report

@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
       std::exit(1);
     }
   };
-  for (const auto& [name, text] : nw::cli::man_pages(top, NOISEWATCH_VERSION, argv[2])) write(out / "man1" / name, text);
+  for (const auto& [name, text] : nw::cli::man_pages(top, NOISEWATCH_VERSION, argv[2]))
+    write(out / "man1" / name, text);
   write(out / "bash-completion" / "noisewatch", nw::cli::bash_completion(top));
   write(out / "zsh" / "_noisewatch", nw::cli::zsh_completion(top));
   return 0;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 
+#include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -19,7 +20,6 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <fmt/format.h>
 
 #include "agent/check_worker.h"
 #include "agent/noise_ledger.h"
@@ -38,9 +38,7 @@ namespace asio = boost::asio;
 
 namespace {
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double unix_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 std::string kernel_release() {
   utsname u{};
@@ -96,8 +94,7 @@ class Agent {
   bool healthy(std::string& why) const {
     auto age = std::chrono::steady_clock::now() - last_collect_;
     if (age > 3 * opts_.collect_interval + std::chrono::seconds(1)) {
-      why = fmt::format("the probe was last read {:.0f} s ago",
-                        std::chrono::duration<double>(age).count());
+      why = fmt::format("the probe was last read {:.0f} s ago", std::chrono::duration<double>(age).count());
       return false;
     }
     auto st = checks_.state();
@@ -148,8 +145,9 @@ void warn_if_exposed(const AgentOptions& opts, const WebSecurity* sec) {
                "configuration. Give --web-config FILE (docs/agent.md)\n",
                format_listen_address(opts.listen));
   else if (!sec->tls && sec->authenticates())
-    fmt::print(stderr, "noisewatch agent: warning: basic auth without TLS sends the password in clear on {}; add "
-                       "tls_server_config to {}\n",
+    fmt::print(stderr,
+               "noisewatch agent: warning: basic auth without TLS sends the password in clear on {}; add "
+               "tls_server_config to {}\n",
                format_listen_address(opts.listen), sec->path);
 }
 
@@ -201,7 +199,8 @@ int serve(const AgentOptions& opts, const std::vector<int>& cpus, const std::str
     }
     std::fflush(stderr);
   };
-  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec, int signo) {
+  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
+                                                                             int signo) {
     if (ec) return;
     if (signo == SIGHUP) {
       reload();
@@ -218,9 +217,11 @@ int serve(const AgentOptions& opts, const std::vector<int>& cpus, const std::str
   checks.start();
   asio::co_spawn(io, collect_loop(collect_timer, *agent, opts.collect_interval), asio::detached);
 
-  fmt::print(stderr, "noisewatch agent: listening on {}://{}/metrics (also /check, /healthz){}; watching CPUs {}{}; checks every {} s\n",
-             server.tls() ? "https" : "http", format_listen_address(server.local_address()), security_note(security.get()),
-             sys::format_cpulist(cpus), unavailable.empty() ? "" : "; " + unavailable,
+  fmt::print(stderr,
+             "noisewatch agent: listening on {}://{}/metrics (also /check, /healthz){}; watching CPUs {}{}; checks "
+             "every {} s\n",
+             server.tls() ? "https" : "http", format_listen_address(server.local_address()),
+             security_note(security.get()), sys::format_cpulist(cpus), unavailable.empty() ? "" : "; " + unavailable,
              std::chrono::duration<double>(opts.check_interval).count());
   warn_if_exposed(opts, security.get());
   std::fflush(stderr);

@@ -2,9 +2,9 @@
 #include "agent/basic_auth.h"
 
 #include <crypt.h>
-#include <strings.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <strings.h>
 
 #include <cstring>
 #include <vector>

@@ -47,7 +47,7 @@ class BasicAuth {
   std::map<std::string, std::string> users_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, bool> verdicts_;  // digest -> verdict
-  static constexpr size_t kMaxVerdicts = 1024;       // then forgotten all at once (a flood of guesses)
+  static constexpr size_t kMaxVerdicts = 1024;      // then forgotten all at once (a flood of guesses)
 };
 
 }  // namespace nw::agent

@@ -8,11 +8,12 @@
 #include <set>
 #include <vector>
 
+#include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream_base.hpp>
@@ -23,7 +24,6 @@
 #include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
-#include <fmt/format.h>
 
 #include "common/errors.h"
 
@@ -51,7 +51,8 @@ struct HttpServer::State {
   double tokens = 0;
   std::chrono::steady_clock::time_point refilled{};
 
-  State(asio::io_context& io_, const ServerLimits& l, Handler h) : io(io_), acceptor(io_), limits(l), handler(std::move(h)) {}
+  State(asio::io_context& io_, const ServerLimits& l, Handler h)
+      : io(io_), acceptor(io_), limits(l), handler(std::move(h)) {}
   ~State() { bcrypt.join(); }
 
   bool take_token() {
@@ -59,8 +60,9 @@ struct HttpServer::State {
     const auto& rl = security->rate_limit;
     auto now = std::chrono::steady_clock::now();
     if (refilled == std::chrono::steady_clock::time_point{}) tokens = rl.burst;
-    else tokens = std::min<double>(rl.burst, tokens + std::chrono::duration<double>(now - refilled) /
-                                                          std::chrono::duration<double>(rl.interval));
+    else
+      tokens = std::min<double>(rl.burst, tokens + std::chrono::duration<double>(now - refilled) /
+                                                       std::chrono::duration<double>(rl.interval));
     refilled = now;
     if (tokens < 1) return false;
     tokens -= 1;
@@ -203,14 +205,14 @@ asio::awaitable<void> serve_requests(std::shared_ptr<State> st, Stream& stream, 
     }
     if (ec) {
       if (unsigned status = status_for_read_error(ec); status && !st->stopping) {
-        co_await send(st, stream, text_reply(status, fmt::format("bad request: {}\n", ec.message())), 11, false, false, ec);
+        co_await send(st, stream, text_reply(status, fmt::format("bad request: {}\n", ec.message())), 11, false, false,
+                      ec);
         if (!ec) co_await drain(st, stream);
       }
       break;
     }
     const auto& req = parser.get();
-    std::optional<HttpReply> refused =
-        co_await refusal(st, std::string(req[http::field::authorization]));
+    std::optional<HttpReply> refused = co_await refusal(st, std::string(req[http::field::authorization]));
     HttpReply reply;
     if (refused) {
       reply = std::move(*refused);
@@ -255,7 +257,8 @@ asio::awaitable<void> tls_session(std::shared_ptr<State> st, tcp::socket socket)
   if (ec || !hello) {
     ++st->stats.tls_handshake_failures;
     if (!ec && !st->stopping) {
-      co_await send(st, stream, text_reply(400, "client sent an HTTP request to an HTTPS server\n"), 10, false, false, ec);
+      co_await send(st, stream, text_reply(400, "client sent an HTTP request to an HTTPS server\n"), 10, false, false,
+                    ec);
       if (!ec) co_await drain(st, stream);
     }
     co_return;
@@ -294,10 +297,8 @@ asio::awaitable<void> accept_loop(std::shared_ptr<State> st) {
       continue;
     }
     st->stats.connections_open = ++st->sessions;
-    if (st->security && st->security->tls)
-      asio::co_spawn(st->io, tls_session(st, std::move(socket)), asio::detached);
-    else
-      asio::co_spawn(st->io, plain_session(st, std::move(socket)), asio::detached);
+    if (st->security && st->security->tls) asio::co_spawn(st->io, tls_session(st, std::move(socket)), asio::detached);
+    else asio::co_spawn(st->io, plain_session(st, std::move(socket)), asio::detached);
   }
 }
 
@@ -353,8 +354,9 @@ bool HttpServer::tls() const { return state_->security && state_->security->tls;
 void HttpServer::set_security(std::shared_ptr<const WebSecurity> security) {
   bool next_tls = security && security->tls;
   if (next_tls != tls())
-    throw Error(fmt::format("{} would switch the agent from {} to {}: restart it for that", security ? security->path : "the web config",
-                            tls() ? "HTTPS" : "HTTP", next_tls ? "HTTPS" : "HTTP"));
+    throw Error(fmt::format("{} would switch the agent from {} to {}: restart it for that",
+                            security ? security->path : "the web config", tls() ? "HTTPS" : "HTTP",
+                            next_tls ? "HTTPS" : "HTTP"));
   state_->security = std::move(security);
   state_->refilled = {};  // a new rate limit starts with a full bucket
 }

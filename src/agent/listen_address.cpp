@@ -3,9 +3,9 @@
 
 #include <utility>  // Boost 1.74's asio headers use std::exchange without including it
 
+#include <fmt/format.h>
 #include <boost/asio/ip/address.hpp>
 #include <charconv>
-#include <fmt/format.h>
 
 #include "common/errors.h"
 

@@ -72,7 +72,8 @@ std::vector<NoiseSeries> NoiseLedger::series() const {
     for (const auto& [key, c] : state.named) categories.insert(key.first);
     for (const auto& [category, c] : state.other) categories.insert(category);
     for (const auto& category : categories) {
-      for (auto it = state.named.lower_bound({category, ""}); it != state.named.end() && it->first.first == category; ++it)
+      for (auto it = state.named.lower_bound({category, ""}); it != state.named.end() && it->first.first == category;
+           ++it)
         out.push_back({cpu, category, it->first.second, it->second.events, it->second.time_ns});
       if (auto it = state.other.find(category); it != state.other.end())
         out.push_back({cpu, category, std::string(kOtherSource), it->second.events, it->second.time_ns});

@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include "agent/agent_metrics.h"
-#include "common/exposition.h"
 #include "check/check_render.h"
+#include "common/exposition.h"
 
 namespace nw::agent {
 
@@ -12,7 +12,8 @@ namespace {
 void noise_families(Exposition& x, const AgentMetrics& m) {
   x.family("noisewatch_cpu_noise_seconds_total", "counter",
            "Time taken from the watched CPU by each source (IRQs, softirqs, APIC vectors, NMIs, and the CPU time of "
-           "every task as category preemption), since the agent started. Sources past the --top limit (per CPU and category) are "
+           "every task as category preemption), since the agent started. Sources past the --top limit (per CPU and "
+           "category) are "
            "folded into source=\"other\" of their category.");
   for (const auto& s : m.noise)
     x.sample("noisewatch_cpu_noise_seconds_total",
@@ -23,22 +24,25 @@ void noise_families(Exposition& x, const AgentMetrics& m) {
   for (const auto& s : m.noise)
     x.sample_int("noisewatch_cpu_noise_events_total",
                  {{"cpu", std::to_string(s.cpu)}, {"category", s.category}, {"source", s.name}}, s.events);
-  x.family("noisewatch_cpu_noise_folded_sources", "gauge",
-           "Distinct sources folded into source=\"other\" on the CPU (counted up to 1024); raise --top when it matters.");
-  for (const auto& [cpu, n] : m.folded_sources) x.sample_int("noisewatch_cpu_noise_folded_sources", {{"cpu", std::to_string(cpu)}}, n);
+  x.family(
+      "noisewatch_cpu_noise_folded_sources", "gauge",
+      "Distinct sources folded into source=\"other\" on the CPU (counted up to 1024); raise --top when it matters.");
+  for (const auto& [cpu, n] : m.folded_sources)
+    x.sample_int("noisewatch_cpu_noise_folded_sources", {{"cpu", std::to_string(cpu)}}, n);
   x.family("noisewatch_cpu_watched", "gauge", "1 for each CPU the noise probe charges everything on.");
   for (int cpu : m.watched_cpus) x.sample_int("noisewatch_cpu_watched", {{"cpu", std::to_string(cpu)}}, 1);
-  x.family("noisewatch_lost_events_total", "counter",
-           "Events the eBPF probe could not record (a full map, or a program the kernel skipped) since the agent started.");
+  x.family(
+      "noisewatch_lost_events_total", "counter",
+      "Events the eBPF probe could not record (a full map, or a program the kernel skipped) since the agent started.");
   x.sample_int("noisewatch_lost_events_total", {}, m.lost_events);
-  x.family("noisewatch_probe_unavailable", "gauge",
-           "1 for each probe this kernel cannot provide, with the reason.");
+  x.family("noisewatch_probe_unavailable", "gauge", "1 for each probe this kernel cannot provide, with the reason.");
   for (const auto& u : m.unavailable)
     x.sample_int("noisewatch_probe_unavailable", {{"probe", u.probe}, {"reason", u.reason}}, 1);
   x.family("noisewatch_noise_last_collect_timestamp_seconds", "gauge",
            "When the agent last read the probe's counters (Unix time).");
   x.sample("noisewatch_noise_last_collect_timestamp_seconds", {}, m.last_collect_unix);
-  x.family("noisewatch_noise_collect_duration_seconds", "gauge", "How long the last read of the probe's counters took.");
+  x.family("noisewatch_noise_collect_duration_seconds", "gauge",
+           "How long the last read of the probe's counters took.");
   x.sample("noisewatch_noise_collect_duration_seconds", {}, m.collect_duration_s);
 }
 
@@ -60,7 +64,8 @@ void check_families(Exposition& x, const CheckState& c) {
 void agent_families(Exposition& x, const AgentMetrics& m) {
   x.family("noisewatch_build_info", "gauge", "Always 1; the labels say which noisewatch runs on which kernel.");
   x.sample_int("noisewatch_build_info", {{"version", m.version}, {"kernel", m.kernel}}, 1);
-  x.family("noisewatch_agent_top_sources", "gauge", "The --top limit: named sources per CPU and category before folding into other.");
+  x.family("noisewatch_agent_top_sources", "gauge",
+           "The --top limit: named sources per CPU and category before folding into other.");
   x.sample_int("noisewatch_agent_top_sources", {}, m.top_n);
   x.family("noisewatch_agent_cpu_seconds_total", "counter", "User and system CPU time of the agent process.");
   x.sample("noisewatch_agent_cpu_seconds_total", {}, m.self.cpu_seconds);
@@ -79,24 +84,31 @@ void agent_families(Exposition& x, const AgentMetrics& m) {
            "Connections closed at once because --max-connections were already open.");
   x.sample_int("noisewatch_agent_http_connections_rejected_total", {}, m.http.connections_rejected);
   x.family("noisewatch_agent_http_timeouts_total", "counter",
-           "Connections closed because the client was slower than --timeout to send a request or read a response (idle keep-alive connections are not counted).");
+           "Connections closed because the client was slower than --timeout to send a request or read a response (idle "
+           "keep-alive connections are not counted).");
   x.sample_int("noisewatch_agent_http_timeouts_total", {}, m.http.connections_timed_out);
-  x.family("noisewatch_agent_tls", "gauge", "1 when the agent serves HTTPS (--web-config with tls_server_config), else 0.");
+  x.family("noisewatch_agent_tls", "gauge",
+           "1 when the agent serves HTTPS (--web-config with tls_server_config), else 0.");
   x.sample_int("noisewatch_agent_tls", {}, m.http.tls ? 1 : 0);
   if (m.http.tls) {
-    x.family("noisewatch_agent_tls_handshake_failures_total", "counter",
-             "TLS connections that ended before or during the handshake (bad certificate, wrong protocol, plain HTTP).");
+    x.family(
+        "noisewatch_agent_tls_handshake_failures_total", "counter",
+        "TLS connections that ended before or during the handshake (bad certificate, wrong protocol, plain HTTP).");
     x.sample_int("noisewatch_agent_tls_handshake_failures_total", {}, m.http.tls_handshake_failures);
   }
   if (m.web_config.configured) {
     x.family("noisewatch_agent_web_config_last_reload_successful", "gauge",
-             "1 when the last load of the --web-config file (at start or on SIGHUP) worked; 0 when the agent kept the previous one.");
+             "1 when the last load of the --web-config file (at start or on SIGHUP) worked; 0 when the agent kept the "
+             "previous one.");
     x.sample_int("noisewatch_agent_web_config_last_reload_successful", {}, m.web_config.last_reload_ok ? 1 : 0);
     x.family("noisewatch_agent_web_config_last_reload_success_timestamp_seconds", "gauge",
              "When the --web-config file was last loaded successfully (Unix time).");
-    x.sample("noisewatch_agent_web_config_last_reload_success_timestamp_seconds", {}, m.web_config.last_reload_success_unix);
-    x.family("noisewatch_agent_web_config_reloads_total", "counter", "Reloads of the --web-config file on SIGHUP, by result.");
-    x.sample_int("noisewatch_agent_web_config_reloads_total", {{"result", "success"}}, m.web_config.reloads - m.web_config.reload_failures);
+    x.sample("noisewatch_agent_web_config_last_reload_success_timestamp_seconds", {},
+             m.web_config.last_reload_success_unix);
+    x.family("noisewatch_agent_web_config_reloads_total", "counter",
+             "Reloads of the --web-config file on SIGHUP, by result.");
+    x.sample_int("noisewatch_agent_web_config_reloads_total", {{"result", "success"}},
+                 m.web_config.reloads - m.web_config.reload_failures);
     x.sample_int("noisewatch_agent_web_config_reloads_total", {{"result", "failure"}}, m.web_config.reload_failures);
   }
 }

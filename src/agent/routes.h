@@ -22,8 +22,8 @@ HttpReply text_reply(unsigned status, std::string body);
 
 // The agent's content, produced on demand. None of them changes the machine.
 struct Endpoints {
-  std::function<std::string()> metrics;     // Prometheus text format
-  std::function<std::string()> check_json;  // noisewatch.check/1; "" before the first run
+  std::function<std::string()> metrics;       // Prometheus text format
+  std::function<std::string()> check_json;    // noisewatch.check/1; "" before the first run
   std::function<bool(std::string&)> healthy;  // fills a one-line reason
 };
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/verify_context.hpp>
-#include <fmt/format.h>
 
 #include "common/files.h"
 
@@ -67,7 +67,8 @@ class Builder {
     if (ec && ec.message().find("mismatch") != std::string::npos)
       fail(key_field, fmt::format("is not the private key of the certificate in {}", cert_field));
     if (ec) fail(key_field, "not a PEM private key (or one with a passphrase): " + openssl_reason(ec));
-    if (SSL_CTX_check_private_key(h) != 1) fail(key_field, fmt::format("is not the private key of the certificate in {}", cert_field));
+    if (SSL_CTX_check_private_key(h) != 1)
+      fail(key_field, fmt::format("is not the private key of the certificate in {}", cert_field));
 
     ciphers(h);
     curves(h);
@@ -89,9 +90,10 @@ class Builder {
         const char* std_name = SSL_CIPHER_standard_name(ci);
         if (std_name && want == std_name) found = ci;
       }
-      if (!found) fail("cipher_suites", fmt::format("unknown or disabled cipher suite '{}' (give IANA names such as "
-                                                    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)",
-                                                    want));
+      if (!found)
+        fail("cipher_suites", fmt::format("unknown or disabled cipher suite '{}' (give IANA names such as "
+                                          "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)",
+                                          want));
       names.push_back(SSL_CIPHER_get_name(found));
     }
     if (!names.empty() && SSL_CTX_set_cipher_list(h, fmt::format("{}", fmt::join(names, ":")).c_str()) != 1)

@@ -25,7 +25,9 @@ class Reader {
  public:
   Reader(std::string path, std::string dir) : path_(std::move(path)), dir_(std::move(dir)) {}
 
-  [[noreturn]] void fail(const std::string& field, const std::string& why) const { refuse_web_config(path_, field, why); }
+  [[noreturn]] void fail(const std::string& field, const std::string& why) const {
+    refuse_web_config(path_, field, why);
+  }
 
   // A mapping's keys, each checked against the names it may have.
   void only(const YAML::Node& map, const std::string& where, std::initializer_list<const char*> known) const {
@@ -81,8 +83,10 @@ class Reader {
 };
 
 TlsVersion tls_version(const Reader& r, const std::string& field, const std::string& v) {
-  static const std::map<std::string, TlsVersion> names = {
-      {"TLS10", TlsVersion::tls10}, {"TLS11", TlsVersion::tls11}, {"TLS12", TlsVersion::tls12}, {"TLS13", TlsVersion::tls13}};
+  static const std::map<std::string, TlsVersion> names = {{"TLS10", TlsVersion::tls10},
+                                                          {"TLS11", TlsVersion::tls11},
+                                                          {"TLS12", TlsVersion::tls12},
+                                                          {"TLS13", TlsVersion::tls13}};
   auto it = names.find(v);
   if (it == names.end()) r.fail(field, fmt::format("unknown TLS version '{}' (TLS10, TLS11, TLS12 or TLS13)", v));
   return it->second;
@@ -124,11 +128,14 @@ std::optional<TlsServerConfig> tls_section(const Reader& r, const YAML::Node& n)
   if (t.cert_file.empty() && t.cert.empty() && t.key_file.empty() && t.key.empty() && t.client_ca_file.empty() &&
       t.client_ca.empty() && auth.empty())
     return std::nullopt;
-  if (t.cert_file.empty() && t.cert.empty()) r.fail(w + ".cert_file", "missing (give cert_file or cert: the server's certificate in PEM)");
-  if (t.key_file.empty() && t.key.empty()) r.fail(w + ".key_file", "missing (give key_file or key: the server's private key in PEM)");
+  if (t.cert_file.empty() && t.cert.empty())
+    r.fail(w + ".cert_file", "missing (give cert_file or cert: the server's certificate in PEM)");
+  if (t.key_file.empty() && t.key.empty())
+    r.fail(w + ".key_file", "missing (give key_file or key: the server's private key in PEM)");
   if (!t.cert_file.empty() && !t.cert.empty()) r.fail(w + ".cert", "give cert_file or cert, not both");
   if (!t.key_file.empty() && !t.key.empty()) r.fail(w + ".key", "give key_file or key, not both");
-  if (!t.client_ca_file.empty() && !t.client_ca.empty()) r.fail(w + ".client_ca", "give client_ca_file or client_ca, not both");
+  if (!t.client_ca_file.empty() && !t.client_ca.empty())
+    r.fail(w + ".client_ca", "give client_ca_file or client_ca, not both");
   t.client_auth = client_auth(r, auth);
   if ((!t.client_ca_file.empty() || !t.client_ca.empty()) && t.client_auth == ClientAuth::none)
     r.fail(w + ".client_ca_file", "client CAs are given without a client_auth_type (e.g. RequireAndVerifyClientCert)");
@@ -142,7 +149,9 @@ std::optional<TlsServerConfig> tls_section(const Reader& r, const YAML::Node& n)
   t.curve_preferences = r.list(n, w, "curve_preferences");
   static const std::set<std::string> curves = {"CurveP256", "CurveP384", "CurveP521", "X25519"};
   for (const auto& c : t.curve_preferences)
-    if (!curves.count(c)) r.fail(w + ".curve_preferences", fmt::format("unknown curve '{}' (CurveP256, CurveP384, CurveP521 or X25519)", c));
+    if (!curves.count(c))
+      r.fail(w + ".curve_preferences",
+             fmt::format("unknown curve '{}' (CurveP256, CurveP384, CurveP521 or X25519)", c));
   if (auto f = r.flag(n, w, "prefer_server_cipher_suites")) t.prefer_server_cipher_suites = *f;
   t.client_allowed_sans = r.list(n, w, "client_allowed_sans");
   if (!t.client_allowed_sans.empty() && t.client_auth != ClientAuth::require_any &&
@@ -153,12 +162,11 @@ std::optional<TlsServerConfig> tls_section(const Reader& r, const YAML::Node& n)
 
 // The response headers the toolkit lets a file set, with the values it allows (none listed: any).
 const std::map<std::string, std::vector<std::string>>& settable_headers() {
-  static const std::map<std::string, std::vector<std::string>> h = {
-      {"Strict-Transport-Security", {}},
-      {"X-Content-Type-Options", {"nosniff"}},
-      {"X-Frame-Options", {"deny", "sameorigin"}},
-      {"X-XSS-Protection", {}},
-      {"Content-Security-Policy", {}}};
+  static const std::map<std::string, std::vector<std::string>> h = {{"Strict-Transport-Security", {}},
+                                                                    {"X-Content-Type-Options", {"nosniff"}},
+                                                                    {"X-Frame-Options", {"deny", "sameorigin"}},
+                                                                    {"X-XSS-Protection", {}},
+                                                                    {"Content-Security-Policy", {}}};
   return h;
 }
 
@@ -216,7 +224,8 @@ void rate_section(const Reader& r, const YAML::Node& n, WebConfig& c) {
   }
   if (const YAML::Node b = n["burst"]; b && !b.IsNull()) {
     int v = 0;
-    if (!b.IsScalar() || !YAML::convert<int>::decode(b, v) || v < 0) r.fail(w + ".burst", "must be a whole number of requests");
+    if (!b.IsScalar() || !YAML::convert<int>::decode(b, v) || v < 0)
+      r.fail(w + ".burst", "must be a whole number of requests");
     c.rate_limit.burst = v;
   }
   if (c.rate_limit.interval.count() > 0 && c.rate_limit.burst < 1)
@@ -230,8 +239,8 @@ void refuse_web_config(const std::string& path, const std::string& field, const 
 }
 
 std::optional<std::chrono::nanoseconds> parse_go_duration(const std::string& text) {
-  static const std::map<std::string, double> units = {{"ns", 1},       {"us", 1e3},     {"µs", 1e3}, {"μs", 1e3},
-                                                      {"ms", 1e6},     {"s", 1e9},      {"m", 60e9}, {"h", 3600e9}};
+  static const std::map<std::string, double> units = {{"ns", 1},   {"us", 1e3}, {"µs", 1e3}, {"μs", 1e3},
+                                                      {"ms", 1e6}, {"s", 1e9},  {"m", 60e9}, {"h", 3600e9}};
   std::string s = text;
   bool negative = false;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) {

@@ -38,9 +38,9 @@ struct RateLimit {
 };
 
 struct WebConfig {
-  std::string path;                          // the file it was read from
-  std::optional<TlsServerConfig> tls;        // nullopt: plain HTTP
-  std::map<std::string, std::string> users;  // basic_auth_users: name -> bcrypt hash; empty: no auth
+  std::string path;                                          // the file it was read from
+  std::optional<TlsServerConfig> tls;                        // nullopt: plain HTTP
+  std::map<std::string, std::string> users;                  // basic_auth_users: name -> bcrypt hash; empty: no auth
   std::vector<std::pair<std::string, std::string>> headers;  // http_server_config.headers
   RateLimit rate_limit;
 };

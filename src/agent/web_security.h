@@ -18,9 +18,9 @@ class context;
 namespace nw::agent {
 
 struct WebSecurity {
-  std::string path;                                  // the web config file
-  std::shared_ptr<boost::asio::ssl::context> tls;    // null: plain HTTP
-  std::shared_ptr<BasicAuth> auth;                   // null or open(): anyone may ask
+  std::string path;                                // the web config file
+  std::shared_ptr<boost::asio::ssl::context> tls;  // null: plain HTTP
+  std::shared_ptr<BasicAuth> auth;                 // null or open(): anyone may ask
   std::vector<std::pair<std::string, std::string>> headers;
   RateLimit rate_limit;
 

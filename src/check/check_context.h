@@ -16,11 +16,11 @@ namespace nw::check {
 
 struct CheckContext {
   const sys::Sysroot& root;
-  std::vector<int> targets;                     // the CPUs the benchmark would run on
-  sys::CpuAvailability available;               // of this process (live), else every online CPU
+  std::vector<int> targets;        // the CPUs the benchmark would run on
+  sys::CpuAvailability available;  // of this process (live), else every online CPU
   sys::Topology topo;
-  std::optional<sys::KernelCmdline> cmdline;    // nullopt when /proc/cmdline is unreadable
-  std::optional<std::vector<int>> isolated;     // isolated file ∪ isolcpus=; nullopt if neither readable
+  std::optional<sys::KernelCmdline> cmdline;  // nullopt when /proc/cmdline is unreadable
+  std::optional<std::vector<int>> isolated;   // isolated file ∪ isolcpus=; nullopt if neither readable
   // Thermal throttle counts (core + package) per target CPU read just before and just after the
   // live measurement (read_throttle_counts); empty without it.
   std::map<int, uint64_t> throttle_before, throttle_after;

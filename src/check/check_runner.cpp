@@ -69,7 +69,8 @@ MeasuredChoice choose_quiet_cpu(const std::vector<int>& candidates, double secon
   auto ctx = make_context(live, candidates.empty() ? std::nullopt : std::optional(candidates));
   MeasuredChoice out;
   out.measured = measure_cpu_noise(candidates.empty() ? ctx.available.allowed : ctx.targets, seconds, opts);
-  auto choice = recommend_cpu(out.measured, housekeeping_cpus(ctx.topo.online, ctx.isolated.value_or(std::vector<int>{})));
+  auto choice =
+      recommend_cpu(out.measured, housekeeping_cpus(ctx.topo.online, ctx.isolated.value_or(std::vector<int>{})));
   if (!choice) throw Error("no CPU could be measured; give --cpu N");
   out.choice = *choice;
   return out;

@@ -15,9 +15,9 @@ struct CheckOptions {
   std::optional<std::vector<int>> cpus;  // nullopt: the allowed isolated CPUs if any, else all allowed
   double duration_s = 5;                 // live noise measurement in total; 0 skips it
   uint64_t threshold_ns = 1000;
-  int policy = 0, priority = 0;          // of the probe threads (NoiseOptions)
-  bool attribute = true;                 // attribute gaps with the eBPF probe when available
-  size_t top_sources = 5;                // sources listed per CPU (their total is always given)
+  int policy = 0, priority = 0;  // of the probe threads (NoiseOptions)
+  bool attribute = true;         // attribute gaps with the eBPF probe when available
+  size_t top_sources = 5;        // sources listed per CPU (their total is always given)
 };
 
 // Reads every input through `root`; the live measurement runs only when root.live().

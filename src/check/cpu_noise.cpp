@@ -155,8 +155,9 @@ std::vector<CpuNoise> measure_cpu_noise(const std::vector<int>& cpus, double sec
     if (s->pin_errno != 0) {
       cancel();
       if (s->sched_errno != 0)
-        throw Error(fmt::format("cannot set the real-time priority of the probe threads ({}); run as root or drop --priority",
-                                std::strerror(s->sched_errno)));
+        throw Error(
+            fmt::format("cannot set the real-time priority of the probe threads ({}); run as root or drop --priority",
+                        std::strerror(s->sched_errno)));
       throw Error(fmt::format("cannot run on CPU {} ({}); pick CPUs this process may use (see taskset -p $$)", s->cpu,
                               std::strerror(s->pin_errno)));
     }
@@ -222,8 +223,8 @@ void attribute_gaps(CpuNoise& measured, std::vector<NoiseSource> os_events, size
     hw.source = "hardware/hypervisor";
     hw.time_ns = measured.gap_ns - explained;
     hw.count = 0;  // gaps without an OS event cannot be counted apart
-    auto pos = std::find_if(os_events.begin(), os_events.end(),
-                            [&](const NoiseSource& e) { return e.time_ns < hw.time_ns; });
+    auto pos =
+        std::find_if(os_events.begin(), os_events.end(), [&](const NoiseSource& e) { return e.time_ns < hw.time_ns; });
     os_events.insert(pos, hw);
   }
   measured.top_sources = std::move(os_events);

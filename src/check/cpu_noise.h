@@ -33,11 +33,11 @@ class NoiseAttributor {
 };
 
 struct NoiseOptions {
-  uint64_t threshold_ns = 1000;           // gaps shorter than this are the loop itself
+  uint64_t threshold_ns = 1000;  // gaps shorter than this are the loop itself
   // Scheduling of the spinners. SCHED_OTHER (default) measures what a normal benchmark meets,
   // other threads included; SCHED_FIFO (like rtla osnoise -P f:N) leaves out ordinary threads,
   // which the load balancer spreads evenly anyway, and shows what is bound to each CPU.
-  int policy = 0;                         // SCHED_OTHER
+  int policy = 0;  // SCHED_OTHER
   int priority = 0;
   NoiseAttributor* attributor = nullptr;  // optional: fills CpuNoise::top_sources
   size_t top_sources = 5;

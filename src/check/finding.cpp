@@ -5,11 +5,16 @@ namespace nw::check {
 
 std::string_view to_string(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::info: return "info";
-    case Status::warn: return "warn";
-    case Status::fail: return "fail";
-    case Status::unknown: return "unknown";
+    case Status::ok:
+      return "ok";
+    case Status::info:
+      return "info";
+    case Status::warn:
+      return "warn";
+    case Status::fail:
+      return "fail";
+    case Status::unknown:
+      return "unknown";
   }
   return "unknown";
 }

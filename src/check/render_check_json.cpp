@@ -22,12 +22,8 @@ nlohmann::json render_json(const CheckReport& report) {
   }
   j["cpus"] = nlohmann::json::array();
   for (const auto& c : report.cpus) {
-    nlohmann::json jc = {{"cpu", c.cpu},
-                         {"noise_ppm", c.noise_ppm},
-                         {"max_gap_ns", c.max_gap_ns},
-                         {"gaps", c.gaps},
-                         {"gap_ns", c.gap_ns},
-                         {"measured_ns", c.measured_ns}};
+    nlohmann::json jc = {{"cpu", c.cpu},   {"noise_ppm", c.noise_ppm}, {"max_gap_ns", c.max_gap_ns},
+                         {"gaps", c.gaps}, {"gap_ns", c.gap_ns},       {"measured_ns", c.measured_ns}};
     if (c.attributed_ns) jc["attributed_ns"] = *c.attributed_ns;
     if (!c.top_sources.empty()) {
       jc["top_sources"] = nlohmann::json::array();

@@ -11,10 +11,14 @@ namespace {
 int status_value(Status s) {
   switch (s) {
     case Status::ok:
-    case Status::info: return 0;
-    case Status::warn: return 1;
-    case Status::fail: return 2;
-    case Status::unknown: return -1;
+    case Status::info:
+      return 0;
+    case Status::warn:
+      return 1;
+    case Status::fail:
+      return 2;
+    case Status::unknown:
+      return -1;
   }
   return -1;
 }
@@ -39,7 +43,8 @@ std::string render_prometheus(const CheckReport& report) {
     x.family(name, "gauge", help);
     for (const auto& c : report.cpus) x.sample(name, {{"cpu", std::to_string(c.cpu)}}, value(c));
   };
-  per_cpu("noisewatch_cpu_noise_ratio", "Fraction of the measurement a spinning thread lost to gaps above the threshold.",
+  per_cpu("noisewatch_cpu_noise_ratio",
+          "Fraction of the measurement a spinning thread lost to gaps above the threshold.",
           [](const auto& c) { return c.noise_ppm / 1e6; });
   per_cpu("noisewatch_cpu_max_gap_seconds", "Longest gap seen by the spinning thread.",
           [](const auto& c) { return double(c.max_gap_ns) / 1e9; });

@@ -4,9 +4,9 @@
 #include <fmt/color.h>
 #include <fmt/format.h>
 
-#include "common/durations.h"
 #include "check/check_render.h"
 #include "check/cpu_noise.h"
+#include "common/durations.h"
 #include "system/cpu_selection.h"
 #include "system/cpulist.h"
 
@@ -18,11 +18,16 @@ std::string status_cell(Status s, bool color) {
   std::string text = fmt::format("{:<8}", to_string(s));
   if (!color) return text;
   switch (s) {
-    case Status::ok: return fmt::format(fmt::fg(fmt::terminal_color::green), "{}", text);
-    case Status::info: return fmt::format(fmt::fg(fmt::terminal_color::cyan), "{}", text);
-    case Status::warn: return fmt::format(fmt::fg(fmt::terminal_color::yellow), "{}", text);
-    case Status::fail: return fmt::format(fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold, "{}", text);
-    case Status::unknown: return fmt::format(fmt::fg(fmt::terminal_color::bright_black), "{}", text);
+    case Status::ok:
+      return fmt::format(fmt::fg(fmt::terminal_color::green), "{}", text);
+    case Status::info:
+      return fmt::format(fmt::fg(fmt::terminal_color::cyan), "{}", text);
+    case Status::warn:
+      return fmt::format(fmt::fg(fmt::terminal_color::yellow), "{}", text);
+    case Status::fail:
+      return fmt::format(fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold, "{}", text);
+    case Status::unknown:
+      return fmt::format(fmt::fg(fmt::terminal_color::bright_black), "{}", text);
   }
   return text;
 }

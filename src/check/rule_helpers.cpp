@@ -10,9 +10,7 @@
 
 namespace nw::check {
 
-std::string cpus_text(const std::vector<int>& cpus) {
-  return cpus.empty() ? "none" : sys::format_cpulist(cpus);
-}
+std::string cpus_text(const std::vector<int>& cpus) { return cpus.empty() ? "none" : sys::format_cpulist(cpus); }
 
 std::string cpu_dir(int cpu) { return fmt::format("/sys/devices/system/cpu/cpu{}", cpu); }
 

@@ -12,7 +12,7 @@
 namespace nw::check {
 
 std::string cpus_text(const std::vector<int>& cpus);  // "2-3,6", or "none"
-std::string cpu_dir(int cpu);                        // "/sys/devices/system/cpu/cpu2"
+std::string cpu_dir(int cpu);                         // "/sys/devices/system/cpu/cpu2"
 // What the catalogue (src/knobs/) renders a fix for: `cpus` of this machine, with sudo.
 knobs::Context fix_context(const CheckContext& ctx, std::vector<int> cpus);
 // The fix of a boot-parameter finding (cpu-isolation, nohz-full, rcu-nocbs): the catalogue's

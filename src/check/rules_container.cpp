@@ -46,8 +46,9 @@ Finding check_cpu_quota(const CheckContext& ctx) {
   const sys::CpuQuota* quota = &limited->quota;
   const double cpus = quota->cpus();
   const size_t used = ctx.targets.size();
-  std::string where = group->path == own->path ? fmt::format("cgroup {}", own->path)
-                                               : fmt::format("cgroup {} (above this process's {})", group->path, own->path);
+  std::string where = group->path == own->path
+                          ? fmt::format("cgroup {}", own->path)
+                          : fmt::format("cgroup {} (above this process's {})", group->path, own->path);
   std::string stat;
   if (auto s = sys::read_throttle_stat(ctx.root, *group); s && s->nr_periods)
     stat = fmt::format("; throttled in {} of {} periods so far, {:.2f} s", s->nr_throttled, s->nr_periods,
@@ -60,14 +61,18 @@ Finding check_cpu_quota(const CheckContext& ctx) {
   const Status status = used > 0 && cpus < double(used) ? Status::fail : Status::warn;
   auto f = make_finding(
       "cpu-quota", status, ctx.targets,
-      fmt::format("{} has a CPU quota of {:.2f} CPUs ({} us per {} us){}{}: a benchmark that is runnable while the "
-                  "quota is used up waits for the next period (noisewatch charges it to throttle:{})",
-                  where, cpus, *quota->quota_us, quota->period_us,
-                  status == Status::fail ? fmt::format(", below the {} CPU{} measured", used, used == 1 ? "" : "s") : "",
-                  stat, group->path),
+      fmt::format(
+          "{} has a CPU quota of {:.2f} CPUs ({} us per {} us){}{}: a benchmark that is runnable while the "
+          "quota is used up waits for the next period (noisewatch charges it to throttle:{})",
+          where, cpus, *quota->quota_us, quota->period_us,
+          status == Status::fail ? fmt::format(", below the {} CPU{} measured", used, used == 1 ? "" : "s") : "", stat,
+          group->path),
       knobs::fix_for_finding("cpu-quota", kc));
-  f.detail = {{"cgroup", group->path}, {"quota_us", *quota->quota_us}, {"period_us", quota->period_us},
-              {"quota_cpus", cpus}, {"cgroup_version", group->version}};
+  f.detail = {{"cgroup", group->path},
+              {"quota_us", *quota->quota_us},
+              {"period_us", quota->period_us},
+              {"quota_cpus", cpus},
+              {"cgroup_version", group->version}};
   return f;
 }
 
@@ -103,8 +108,10 @@ Finding check_cpu_quota_cpuset(const CheckContext& ctx) {
                   "(kubernetes#70585)",
                   limited->group.path, limited->quota.cpus(), cpuset->group.path, named(cpuset->cpus)),
       knobs::fix_for_finding("cpu-quota-cpuset", kc));
-  f.detail = {{"cgroup", limited->group.path},  {"quota_cpus", limited->quota.cpus()},
-              {"cpuset", cpuset->group.path},   {"cpuset_cpus", cpuset->cpus}};
+  f.detail = {{"cgroup", limited->group.path},
+              {"quota_cpus", limited->quota.cpus()},
+              {"cpuset", cpuset->group.path},
+              {"cpuset_cpus", cpuset->cpus}};
   return f;
 }
 
@@ -136,7 +143,9 @@ Finding check_container_unpinned(const CheckContext& ctx) {
                   "the benchmark's CPUs, and migrations take it across all of them",
                   which, cpuset->group.path, cpus),
       knobs::fix_for_finding("container-unpinned", fix_context(ctx, ctx.targets)));
-  f.detail = {{"runtime", guess->runtime}, {"evidence", guess->evidence}, {"cpuset", cpuset->group.path},
+  f.detail = {{"runtime", guess->runtime},
+              {"evidence", guess->evidence},
+              {"cpuset", cpuset->group.path},
               {"cpuset_cpus", cpuset->cpus}};
   return f;
 }

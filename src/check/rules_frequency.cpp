@@ -38,8 +38,7 @@ Finding check_cpu_governor(const CheckContext& ctx) {
     if (p->epp) epp_values[*p->epp].push_back(c);
     if (p->driver) driver = *p->driver;
   }
-  if (by_governor.empty())
-    return make_finding("cpu-governor", Status::unknown, ctx.targets, no_cpufreq(missing));
+  if (by_governor.empty()) return make_finding("cpu-governor", Status::unknown, ctx.targets, no_cpufreq(missing));
 
   std::string summary;
   for (const auto& [gov, cpus] : by_governor)
@@ -93,15 +92,15 @@ Finding check_turbo_boost(const CheckContext& ctx) {
   if (!t.enabled) {
     bool any_cpufreq = false;
     for (int c : ctx.targets) any_cpufreq = any_cpufreq || sys::read_cpufreq(ctx.root, c).has_value();
-    return make_finding("turbo-boost", Status::unknown, ctx.targets,
-                        any_cpufreq ? "no turbo control found (no intel_pstate/no_turbo nor cpufreq/boost)"
-                                    : no_cpufreq(ctx.targets));
+    return make_finding(
+        "turbo-boost", Status::unknown, ctx.targets,
+        any_cpufreq ? "no turbo control found (no intel_pstate/no_turbo nor cpufreq/boost)" : no_cpufreq(ctx.targets));
   }
   if (*t.enabled)
-    return make_finding("turbo-boost", Status::warn, ctx.targets,
-                        fmt::format("turbo on ({}): the clock depends on temperature and on the other cores' load",
-                                    t.source),
-                        knobs::fix_for_finding("turbo-boost", fix_context(ctx, ctx.targets)));
+    return make_finding(
+        "turbo-boost", Status::warn, ctx.targets,
+        fmt::format("turbo on ({}): the clock depends on temperature and on the other cores' load", t.source),
+        knobs::fix_for_finding("turbo-boost", fix_context(ctx, ctx.targets)));
   return make_finding("turbo-boost", Status::ok, ctx.targets, fmt::format("turbo off ({})", t.source));
 }
 

@@ -50,8 +50,8 @@ Finding check_irq_affinity(const CheckContext& ctx) {
     for (int c : on_targets) on_target_count += table.count(line, c);
     hit_cpus.insert(hit_cpus.end(), on_targets.begin(), on_targets.end());
     std::string name = line.name.empty() ? "irq" + line.id : line.name;
-    items.push_back(fmt::format("{} {} ({} on CPU {}, {} total)", line.irq, name, on_target_count,
-                                cpus_text(on_targets), total));
+    items.push_back(
+        fmt::format("{} {} ({} on CPU {}, {} total)", line.irq, name, on_target_count, cpus_text(on_targets), total));
     landing.push_back({{"irq", line.irq},
                        {"name", name},
                        {"smp_affinity_list", sys::format_cpulist(*aff)},
@@ -66,7 +66,8 @@ Finding check_irq_affinity(const CheckContext& ctx) {
   if (items.empty())
     return make_finding("irq-affinity", Status::ok, ctx.targets,
                         fmt::format("none of {} device IRQs may land on CPU {}", readable, cpus_text(ctx.targets)));
-  std::string summary = fmt::format("{} of {} device IRQs may land on CPU {}: ", items.size(), readable, cpus_text(hit_cpus));
+  std::string summary =
+      fmt::format("{} of {} device IRQs may land on CPU {}: ", items.size(), readable, cpus_text(hit_cpus));
   const size_t shown = 5;
   for (size_t i = 0; i < items.size() && i < shown; ++i) summary += (i ? ", " : "") + items[i];
   if (items.size() > shown) summary += fmt::format(", and {} more", items.size() - shown);
@@ -86,8 +87,7 @@ Finding check_irq_affinity(const CheckContext& ctx) {
 
 Finding check_irqbalance(const CheckContext& ctx) {
   auto procs = sys::read_processes(ctx.root);
-  if (procs.empty())
-    return make_finding("irqbalance", Status::unknown, ctx.targets, "no process readable under /proc");
+  if (procs.empty()) return make_finding("irqbalance", Status::unknown, ctx.targets, "no process readable under /proc");
   std::vector<int> pids;
   for (const auto& p : procs)
     if (p.comm == "irqbalance") pids.push_back(p.pid);

@@ -37,8 +37,9 @@ Finding check_cpu_isolation(const CheckContext& ctx) {
                         "neither /sys/devices/system/cpu/isolated nor /proc/cmdline is readable");
   auto missing = uncovered(ctx.targets, *ctx.isolated);
   if (missing.empty())
-    return make_finding("cpu-isolation", Status::ok, ctx.targets,
-                        fmt::format("CPU {} isolated (isolated CPUs: {})", cpus_text(ctx.targets), cpus_text(*ctx.isolated)));
+    return make_finding(
+        "cpu-isolation", Status::ok, ctx.targets,
+        fmt::format("CPU {} isolated (isolated CPUs: {})", cpus_text(ctx.targets), cpus_text(*ctx.isolated)));
   return make_finding("cpu-isolation", Status::warn, missing,
                       fmt::format("CPU {} not isolated (isolated CPUs: {}): the scheduler puts other tasks there",
                                   cpus_text(missing), cpus_text(*ctx.isolated)),
@@ -58,13 +59,11 @@ Finding check_nohz_full(const CheckContext& ctx) {
   std::string summary = fmt::format("CPU {} not in nohz_full ({}: {}): the scheduler tick interrupts them",
                                     cpus_text(missing), source, cpus_text(*cpus));
   if (source == "/proc/cmdline") summary += " (no nohz_full file: the kernel may lack CONFIG_NO_HZ_FULL)";
-  return make_finding("nohz-full", Status::warn, missing, summary,
-                      boot_fix(ctx, "nohz-full", *cpus));
+  return make_finding("nohz-full", Status::warn, missing, summary, boot_fix(ctx, "nohz-full", *cpus));
 }
 
 Finding check_rcu_nocbs(const CheckContext& ctx) {
-  if (!ctx.cmdline)
-    return make_finding("rcu-nocbs", Status::unknown, ctx.targets, "/proc/cmdline is not readable");
+  if (!ctx.cmdline) return make_finding("rcu-nocbs", Status::unknown, ctx.targets, "/proc/cmdline is not readable");
   // nohz_full CPUs are offloaded too: the kernel implies rcu_nocbs for them.
   std::vector<int> covered = ctx.cmdline->cpus("rcu_nocbs", ctx.topo.online).value_or(std::vector<int>{});
   std::string ignored;

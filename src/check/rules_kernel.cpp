@@ -52,10 +52,10 @@ Finding check_nmi_watchdog(const CheckContext& ctx) {
     return make_finding("nmi-watchdog", Status::unknown, ctx.targets, "/proc/sys/kernel/nmi_watchdog is not readable");
   }
   if (*v == 0) return make_finding("nmi-watchdog", Status::ok, ctx.targets, "kernel.nmi_watchdog=0");
-  return make_finding("nmi-watchdog", Status::warn, ctx.targets,
-                      fmt::format("kernel.nmi_watchdog={}: a periodic NMI on every CPU, and it holds a PMU counter",
-                                  *v),
-                      knobs::fix_for_finding("nmi-watchdog", fix_context(ctx, ctx.targets)));
+  return make_finding(
+      "nmi-watchdog", Status::warn, ctx.targets,
+      fmt::format("kernel.nmi_watchdog={}: a periodic NMI on every CPU, and it holds a PMU counter", *v),
+      knobs::fix_for_finding("nmi-watchdog", fix_context(ctx, ctx.targets)));
 }
 
 Finding check_numa_balancing(const CheckContext& ctx) {

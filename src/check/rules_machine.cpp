@@ -59,7 +59,8 @@ Finding check_virtualization(const CheckContext& ctx) {
         per_cpu.push_back(fmt::format("CPU {} {:.2f}%", c, *s * 100));
         detail["steal_share"][std::to_string(c)] = *s;
       }
-    if (all) steal = fmt::format("steal time since boot {:.2f}% of all CPU time ({})", *all * 100, fmt::join(per_cpu, ", "));
+    if (all)
+      steal = fmt::format("steal time since boot {:.2f}% of all CPU time ({})", *all * 100, fmt::join(per_cpu, ", "));
   }
   auto f = make_finding("virtualization", Status::warn, ctx.targets,
                         fmt::format("running under a hypervisor: vCPUs can be descheduled by the host, and the "
@@ -93,10 +94,10 @@ Finding check_load(const CheckContext& ctx) {
     if (!ctx.root.live() || p.pid != getpid()) kc.pids.push_back(p.pid);  // not this check itself
     busiest.push_back(fmt::format("{} (pid {}, {}{:.0f}% CPU since start)", p.comm, p.pid,
                                   p.state == 'R' ? "running, " : "", p.cpu_share() * 100));
-    detail.push_back({{"pid", p.pid}, {"comm", p.comm}, {"state", std::string(1, p.state)}, {"cpu_share", p.cpu_share()}});
+    detail.push_back(
+        {{"pid", p.pid}, {"comm", p.comm}, {"state", std::string(1, p.state)}, {"cpu_share", p.cpu_share()}});
   }
-  std::string who =
-      busiest.empty() ? "no busy process visible" : fmt::format("busiest: {}", fmt::join(busiest, ", "));
+  std::string who = busiest.empty() ? "no busy process visible" : fmt::format("busiest: {}", fmt::join(busiest, ", "));
   std::vector<std::string> fix = {"# stop or move the other work (top -o %CPU), then check again"};
   for (auto& line : knobs::fix_for_finding("load", kc)) fix.push_back(std::move(line));
   auto f = make_finding("load", Status::warn, ctx.targets,

@@ -37,23 +37,27 @@ Finding check_memory_limit(const CheckContext& ctx) {
                                 ? fmt::format("cgroup {}", own->path)
                                 : fmt::format("cgroup {} (above this process's {})", m->group.path, own->path);
   const double used = m->used();
-  const std::string amount = fmt::format("{} has a memory limit of {} and uses {} of it ({:.0f} %, page cache included)",
-                                         where, mib(*m->limit_bytes), mib(m->usage_bytes), used * 100);
+  const std::string amount =
+      fmt::format("{} has a memory limit of {} and uses {} of it ({:.0f} %, page cache included)", where,
+                  mib(*m->limit_bytes), mib(m->usage_bytes), used * 100);
   Finding f;
   if (used >= kNearLimit) {
     auto kc = fix_context(ctx, ctx.targets);
     kc.cgroup = m->group.path;
     kc.cgroup_version = m->group.version;
     f = make_finding("memory-limit", Status::warn, ctx.targets,
-                     amount + ": the benchmark's allocations reclaim first (stalls in its own time), and past the "
-                              "limit the OOM killer ends it",
+                     amount +
+                         ": the benchmark's allocations reclaim first (stalls in its own time), and past the "
+                         "limit the OOM killer ends it",
                      knobs::fix_for_finding("memory-limit", kc));
   } else {
     f = make_finding("memory-limit", Status::info, ctx.targets,
                      fmt::format("{}: {} of room; a benchmark needing more stalls in reclaim", amount,
                                  mib(*m->limit_bytes - m->usage_bytes)));
   }
-  f.detail = {{"cgroup", m->group.path},         {"limit_bytes", *m->limit_bytes}, {"usage_bytes", m->usage_bytes},
+  f.detail = {{"cgroup", m->group.path},
+              {"limit_bytes", *m->limit_bytes},
+              {"usage_bytes", m->usage_bytes},
               {"cgroup_version", m->group.version}};
   return f;
 }

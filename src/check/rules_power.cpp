@@ -24,7 +24,8 @@ Finding check_cpu_idle_states(const CheckContext& ctx) {
     readable.push_back(c);
     std::vector<std::string> deep;
     for (const auto& s : *states)
-      if (!s.disabled && s.latency_us > kMaxExitLatencyUs) deep.push_back(fmt::format("{} ({} us)", s.name, s.latency_us));
+      if (!s.disabled && s.latency_us > kMaxExitLatencyUs)
+        deep.push_back(fmt::format("{} ({} us)", s.name, s.latency_us));
     if (deep.empty()) continue;
     deep_cpus.push_back(c);
     parts.push_back(fmt::format("CPU {}: {}", c, fmt::join(deep, ", ")));
@@ -44,8 +45,7 @@ Finding check_cpu_idle_states(const CheckContext& ctx) {
 
 Finding check_power_supply(const CheckContext& ctx) {
   const std::string dir = "/sys/class/power_supply";
-  if (!ctx.root.is_dir(dir))
-    return make_finding("power-supply", Status::unknown, {}, "no /sys/class/power_supply");
+  if (!ctx.root.is_dir(dir)) return make_finding("power-supply", Status::unknown, {}, "no /sys/class/power_supply");
   std::vector<std::string> mains_on, mains_off, batteries;
   bool discharging = false;
   for (const auto& name : ctx.root.list_dir(dir)) {
@@ -59,7 +59,8 @@ Finding check_power_supply(const CheckContext& ctx) {
     } else if (*type == "Battery") {
       auto status = ctx.root.read_line(base + "/status").value_or("unknown");
       auto capacity = ctx.root.read_int(base + "/capacity");
-      batteries.push_back(capacity ? fmt::format("{} {} {}%", name, status, *capacity) : fmt::format("{} {}", name, status));
+      batteries.push_back(capacity ? fmt::format("{} {} {}%", name, status, *capacity)
+                                   : fmt::format("{} {}", name, status));
       if (status == "Discharging") discharging = true;
     }
   }
@@ -73,7 +74,8 @@ Finding check_power_supply(const CheckContext& ctx) {
                                     fmt::join(mains_off, ", "), bats),
                         {"# plug in the charger"});
   if (!mains_on.empty())
-    return make_finding("power-supply", Status::ok, {}, fmt::format("on mains: {} online{}", fmt::join(mains_on, ", "), bats));
+    return make_finding("power-supply", Status::ok, {},
+                        fmt::format("on mains: {} online{}", fmt::join(mains_on, ", "), bats));
   if (discharging)
     return make_finding("power-supply", Status::fail, {},
                         fmt::format("battery discharging{} (on battery: timings are not comparable)", bats),
@@ -111,7 +113,8 @@ namespace {
 std::string throttled_during(const CheckContext& ctx, const std::vector<int>& cpus) {
   std::string out;
   for (int c : cpus)
-    out += fmt::format("{}CPU {}: {}", out.empty() ? "" : ", ", c, ctx.throttle_after.at(c) - ctx.throttle_before.at(c));
+    out +=
+        fmt::format("{}CPU {}: {}", out.empty() ? "" : ", ", c, ctx.throttle_after.at(c) - ctx.throttle_before.at(c));
   return out;
 }
 

@@ -26,7 +26,8 @@ namespace {
 bool preempt_rt(const sys::Sysroot& root) {
   if (auto rt = root.read_line("/sys/kernel/realtime"); rt && *rt == "1") return true;
   auto version = root.read_line("/proc/sys/kernel/version");
-  return version && (version->find("PREEMPT_RT") != std::string::npos || version->find("PREEMPT RT") != std::string::npos);
+  return version &&
+         (version->find("PREEMPT_RT") != std::string::npos || version->find("PREEMPT RT") != std::string::npos);
 }
 
 std::string policy_text(const sys::ProcessInfo& p) {
@@ -92,11 +93,12 @@ Finding check_preempt_rt(const CheckContext& ctx) {
     hit_cpus.erase(std::unique(hit_cpus.begin(), hit_cpus.end()), hit_cpus.end());
     std::sort(irqs.begin(), irqs.end());
     irqs.erase(std::unique(irqs.begin(), irqs.end()), irqs.end());
-    parts.push_back(fmt::format("{}: {} IRQ handler thread{} may run on CPU {}: {}{}; each preempts the benchmark "
-                                "the moment its device interrupts (noisewatch charges it as irq:<name>), and "
-                                "follows its IRQ's affinity",
-                                what, on_targets.size(), on_targets.size() == 1 ? "" : "s", cpus_text(hit_cpus),
-                                fmt::join(names, ", "), on_targets.size() > names.size() ? ", ..." : ""));
+    parts.push_back(
+        fmt::format("{}: {} IRQ handler thread{} may run on CPU {}: {}{}; each preempts the benchmark "
+                    "the moment its device interrupts (noisewatch charges it as irq:<name>), and "
+                    "follows its IRQ's affinity",
+                    what, on_targets.size(), on_targets.size() == 1 ? "" : "s", cpus_text(hit_cpus),
+                    fmt::join(names, ", "), on_targets.size() > names.size() ? ", ..." : ""));
   }
   // RT throttling: a real-time task is stopped once it has run sched_rt_runtime_us of every
   // sched_rt_period_us. Only a --fifo benchmark meets it, which on an RT kernel is the usual way.
@@ -104,9 +106,10 @@ Finding check_preempt_rt(const CheckContext& ctx) {
   auto period = sys::read_sysctl_int(ctx.root, "kernel.sched_rt_period_us");
   const bool throttles = rt && runtime && *runtime >= 0 && period && *period > *runtime;
   if (throttles)
-    parts.push_back(fmt::format("kernel.sched_rt_runtime_us={} of {}: a benchmark run with --fifo is stopped for "
-                                "{} ms of every {} ms it runs without a break (RT throttling)",
-                                *runtime, *period, (*period - *runtime) / 1000, *period / 1000));
+    parts.push_back(
+        fmt::format("kernel.sched_rt_runtime_us={} of {}: a benchmark run with --fifo is stopped for "
+                    "{} ms of every {} ms it runs without a break (RT throttling)",
+                    *runtime, *period, (*period - *runtime) / 1000, *period / 1000));
   std::vector<std::string> fix;
   auto kc = fix_context(ctx, ctx.targets);
   kc.irqs = irqs;

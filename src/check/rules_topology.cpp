@@ -61,8 +61,7 @@ Finding check_smt(const CheckContext& ctx) {
   }
   std::string state = topo.smt_active ? "smt/active=1" : "SMT state unknown";
   if (shared.empty())
-    return make_finding("smt", Status::ok, ctx.targets,
-                        fmt::format("no target CPU has an SMT sibling ({})", state));
+    return make_finding("smt", Status::ok, ctx.targets, fmt::format("no target CPU has an SMT sibling ({})", state));
   std::sort(kc.siblings.begin(), kc.siblings.end());
   kc.siblings.erase(std::unique(kc.siblings.begin(), kc.siblings.end()), kc.siblings.end());
   return make_finding("smt", Status::warn, shared,
@@ -87,8 +86,9 @@ Finding check_hybrid_cpu(const CheckContext& ctx) {
     std::vector<std::string> all_kinds;
     for (auto it = kinds.rbegin(); it != kinds.rend(); ++it)
       all_kinds.push_back(fmt::format("{} {}", cpus_text(it->cpus), describe_kind(*it)));
-    std::string summary = fmt::format("{} core kinds: {}; the fastest CPUs are {} (kinds: {})", kinds.size(),
-                                      fmt::join(target_kinds, "; "), cpus_text(fastest.cpus), fmt::join(all_kinds, "; "));
+    std::string summary =
+        fmt::format("{} core kinds: {}; the fastest CPUs are {} (kinds: {})", kinds.size(),
+                    fmt::join(target_kinds, "; "), cpus_text(fastest.cpus), fmt::join(all_kinds, "; "));
     if (target_kinds.size() > 1) summary += "; the targets span several kinds, so timings depend on where it runs";
     // Keep a target that is already on the fastest kind; otherwise the last of the fastest CPUs.
     int pick = fastest.cpus.back();
@@ -99,7 +99,8 @@ Finding check_hybrid_cpu(const CheckContext& ctx) {
     auto f = make_finding("hybrid-cpu", Status::warn, ctx.targets, summary, fix);
     nlohmann::json detail = nlohmann::json::array();
     for (const auto& k : kinds)
-      detail.push_back({{"cpus", k.cpus}, {"kind", k.name}, {"capacity", k.capacity ? nlohmann::json(*k.capacity) : nullptr}});
+      detail.push_back(
+          {{"cpus", k.cpus}, {"kind", k.name}, {"capacity", k.capacity ? nlohmann::json(*k.capacity) : nullptr}});
     f.detail = {{"kinds", detail}};
     return f;
   }
@@ -112,11 +113,12 @@ Finding check_hybrid_cpu(const CheckContext& ctx) {
                                     "pin to one CPU and keep it for comparisons",
                                     flag ? "hybrid_cpu flag" : "cpu_core and cpu_atom PMUs"));
   if (!cpuinfo_readable && kinds.empty())
-    return make_finding("hybrid-cpu", Status::unknown, ctx.targets, "neither /proc/cpuinfo nor the CPU topology is readable");
-  return make_finding("hybrid-cpu", Status::ok, ctx.targets,
-                      kinds.size() == 1 ? fmt::format("one core kind on CPU {} ({})", cpus_text(kinds[0].cpus),
-                                                      describe_kind(kinds[0]))
-                                        : "no sign of different core kinds (cpu_capacity, hybrid PMUs, hybrid_cpu flag)");
+    return make_finding("hybrid-cpu", Status::unknown, ctx.targets,
+                        "neither /proc/cpuinfo nor the CPU topology is readable");
+  return make_finding(
+      "hybrid-cpu", Status::ok, ctx.targets,
+      kinds.size() == 1 ? fmt::format("one core kind on CPU {} ({})", cpus_text(kinds[0].cpus), describe_kind(kinds[0]))
+                        : "no sign of different core kinds (cpu_capacity, hybrid PMUs, hybrid_cpu flag)");
 }
 
 }  // namespace nw::check

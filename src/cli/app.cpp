@@ -8,10 +8,10 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/window_options.h"
 #include "common/build_info.h"
 #include "common/errors.h"
 #include "common/phase_timing.h"
-#include "cli/window_options.h"
 
 namespace nw::cli {
 
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   // is the benchmark's command unless it names a harness.
   for (size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "--windows" && std::find(std::begin(kWindowHarnesses), std::end(kWindowHarnesses), args[i + 1]) !=
-                                            std::end(kWindowHarnesses)) {
+                                      std::end(kWindowHarnesses)) {
       args[i] += "=" + args[i + 1];
       args.erase(args.begin() + long(i) + 1);
     }

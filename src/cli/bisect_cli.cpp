@@ -26,8 +26,9 @@ struct BisectArgs {
 
 int do_bisect(const BisectArgs& a, const std::vector<std::string>& bench) {
   if (bench.empty())
-    throw Error("no benchmark command: put it after `--`, e.g. noisewatch bisect --good v1 --bad HEAD --build make -- "
-                "./bench");
+    throw Error(
+        "no benchmark command: put it after `--`, e.g. noisewatch bisect --good v1 --bad HEAD --build make -- "
+        "./bench");
   if (a.max_runs < 2) throw Error(fmt::format("--max-runs must be at least 2 (got {})", a.max_runs));
   if (a.warmup < 0) throw Error(fmt::format("--warmup cannot be negative (got {})", a.warmup));
   if (!a.format.empty() && a.format != "text" && a.format != "json")
@@ -55,7 +56,8 @@ int do_bisect(const BisectArgs& a, const std::vector<std::string>& bench) {
     if (!a.quiet) fmt::print(stderr, "noisewatch bisect: {}\n", line);
   });
   if (!a.json.empty()) write_document(runner::bisect_json(result).dump(2) + "\n", a.json);
-  const std::string text = a.format == "json" ? runner::bisect_json(result).dump(2) + "\n" : runner::render_bisect_text(result);
+  const std::string text =
+      a.format == "json" ? runner::bisect_json(result).dump(2) + "\n" : runner::render_bisect_text(result);
   // Like `run`: the benchmark's output keeps stdout unless a format or a file was asked for.
   if (!a.output.empty()) write_document(text, a.output);
   else write_document(text, "", a.format.empty() ? stderr : stdout);
@@ -66,7 +68,8 @@ int do_bisect(const BisectArgs& a, const std::vector<std::string>& bench) {
 
 void register_bisect(CLI::App& app, Action& action) {
   auto args = std::make_shared<BisectArgs>();
-  auto* sub = app.add_subcommand("bisect", "find the commit that made a benchmark slower, each step decided despite noise");
+  auto* sub =
+      app.add_subcommand("bisect", "find the commit that made a benchmark slower, each step decided despite noise");
   sub->add_option("--good", args->good, "a revision where the benchmark is fast")->required()->type_name("REV");
   sub->add_option("--bad", args->bad, "a later revision where it is slow")->required()->type_name("REV");
   sub->add_option("--build", args->build, "shell command that builds a commit, run in its own work tree (e.g. make)")

@@ -31,11 +31,14 @@ struct CheckArgs {
 };
 
 int run_check_command(const CheckArgs& a) {
-  if (a.duration < 0) throw Error(fmt::format("--duration {} is negative; give seconds >= 0 (0 skips the noise measurement)", a.duration));
+  if (a.duration < 0)
+    throw Error(
+        fmt::format("--duration {} is negative; give seconds >= 0 (0 skips the noise measurement)", a.duration));
   if (a.threshold_us <= 0) throw Error("--threshold must be > 0 microseconds");
   if (a.top < 1) throw Error(fmt::format("--top {} lists nothing; give 1 or more sources per CPU", a.top));
   if (!a.sysroot.empty() && !std::filesystem::is_directory(a.sysroot))
-    throw Error(fmt::format("--sysroot {}: no such directory; give a directory made by `noisewatch snapshot`", a.sysroot));
+    throw Error(
+        fmt::format("--sysroot {}: no such directory; give a directory made by `noisewatch snapshot`", a.sysroot));
   check_writable(a.output, "-o");
   check::CheckOptions opts;
   if (!a.cpu.empty()) opts.cpus = check::parse_cpu_option(a.cpu);
@@ -61,7 +64,8 @@ int run_check_command(const CheckArgs& a) {
 void register_check(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("check", "pre-flight health check: is this machine fit to benchmark on?");
   auto args = std::make_shared<CheckArgs>();
-  sub->add_option("--cpu", args->cpu, "target CPUs, e.g. 2 or 2-3 (default: the CPUs this process may use (affinity, cpuset); the isolated "
+  sub->add_option("--cpu", args->cpu,
+                  "target CPUs, e.g. 2 or 2-3 (default: the CPUs this process may use (affinity, cpuset); the isolated "
                   "ones among them if any)");
   sub->add_option("--duration", args->duration, "seconds of live noise measurement in total; 0 skips it")
       ->capture_default_str();
@@ -70,7 +74,8 @@ void register_check(CLI::App& app, Action& action) {
   sub->add_option("--priority", args->priority,
                   "scheduling of the probe threads: other, or fifo:N / rr:N to see only what is bound to each CPU")
       ->capture_default_str();
-  sub->add_option("--sysroot", args->sysroot, "read /proc and /sys under DIR (e.g. from `noisewatch snapshot`)")->type_name("DIR");
+  sub->add_option("--sysroot", args->sysroot, "read /proc and /sys under DIR (e.g. from `noisewatch snapshot`)")
+      ->type_name("DIR");
   add_format_option(sub, args->format, format_names(check::check_formats()), format_help(check::check_formats()));
   sub->add_option("-o,--output", args->output, "write the report to FILE instead of stdout")->type_name("FILE");
   sub->add_flag("--no-attribution", args->no_attribution, "do not load the eBPF probe to attribute gaps");

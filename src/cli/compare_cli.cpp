@@ -47,7 +47,7 @@ struct CompareArgs {
   int max_runs = 100, min_runs = 0, warmup = 1;
   double confidence = 95;
   uint64_t seed = 0;
-  double git_bisect = -1;  // --git-bisect PERCENT (< 0: not given)
+  double git_bisect = -1;                   // --git-bisect PERCENT (< 0: not given)
   bool quiet = false, live_option = false;  // live_option: one of the above was given
 };
 
@@ -60,9 +60,10 @@ int run_live_record(const CompareArgs& a, const compare::Options& options) {
     throw Error(e.what());
   }
   if (!rec.compare_sides)
-    throw Error(fmt::format("{} is not a live compare record: give two files (BASE NEW), or measure two commands "
-                            "with compare -- A ::: B",
-                            a.base));
+    throw Error(
+        fmt::format("{} is not a live compare record: give two files (BASE NEW), or measure two commands "
+                    "with compare -- A ::: B",
+                    a.base));
   // The decision is the record's, at its confidence; --threshold may ask another margin.
   compare::Options o = options;
   o.alpha = rec.compare_sides->alpha.value_or(o.alpha);
@@ -89,14 +90,16 @@ int run_files(const CompareArgs& a) {
 std::pair<std::vector<std::string>, std::vector<std::string>> split_commands(const std::vector<std::string>& words) {
   auto sep = std::find(words.begin(), words.end(), kCommandSeparator);
   if (sep == words.end())
-    throw Error("compare -- needs two commands separated by :::, e.g. noisewatch compare -- ./bench-old ::: ./bench-new");
+    throw Error(
+        "compare -- needs two commands separated by :::, e.g. noisewatch compare -- ./bench-old ::: ./bench-new");
   if (std::find(sep + 1, words.end(), kCommandSeparator) != words.end())
     throw Error("compare -- takes two commands, A ::: B: there is more than one :::");
   std::vector<std::string> a(words.begin(), sep), b(sep + 1, words.end());
   if (a.empty() || b.empty())
-    throw Error(fmt::format("compare -- A ::: B: command {} is empty, e.g. noisewatch compare -- ./bench-old ::: "
-                            "./bench-new",
-                            a.empty() ? "A" : "B"));
+    throw Error(
+        fmt::format("compare -- A ::: B: command {} is empty, e.g. noisewatch compare -- ./bench-old ::: "
+                    "./bench-new",
+                    a.empty() ? "A" : "B"));
   return {a, b};
 }
 
@@ -110,7 +113,9 @@ int git_bisect_status(const runner::LiveRun& live, const compare::Options& o, do
     return 125;
   }
   const auto where = compare::side_of(d, half);
-  const char* verdict = where == stats::Side::above ? "bad (1)" : where == stats::Side::below ? "good (0)" : "undecided: skip (125)";
+  const char* verdict = where == stats::Side::above   ? "bad (1)"
+                        : where == stats::Side::below ? "good (0)"
+                                                      : "undecided: skip (125)";
   fmt::print(stderr, "noisewatch: --git-bisect: B/A {:.4f} after {} pairs against the midpoint {:.4f}: {}\n", d.ratio,
              d.pairs, std::exp(half), verdict);
   return where == stats::Side::above ? 1 : where == stats::Side::below ? 0 : 125;
@@ -283,11 +288,13 @@ void register_compare(CLI::App& app, Action& action) {
       return;
     }
     if (args->base.empty())
-      throw CLI::ValidationError("compare", "give two files (BASE NEW), a live compare's record, or two commands "
-                                            "after --: compare -- A ::: B");
+      throw CLI::ValidationError("compare",
+                                 "give two files (BASE NEW), a live compare's record, or two commands "
+                                 "after --: compare -- A ::: B");
     if (args->live_option)
-      throw CLI::ValidationError("compare", "--cpu, --max-runs, --min-runs, --confidence, --warmup, --json and --seed "
-                                            "measure commands: give them as compare [options] -- A ::: B");
+      throw CLI::ValidationError("compare",
+                                 "--cpu, --max-runs, --min-runs, --confidence, --warmup, --json and --seed "
+                                 "measure commands: give them as compare [options] -- A ::: B");
     action = [args]() -> int { return run_files(*args); };
   });
 }

@@ -39,7 +39,10 @@ OptionDoc option_doc(const CLI::Option* o) {
     d.value = type.substr(0, brace);
   } else {
     d.value = type.substr(0, type.find(':'));
-    d.kind = d.value == "FILE" ? ValueKind::file : d.value == "DIR" ? ValueKind::dir : d.value == "KNOBS" ? ValueKind::knobs : ValueKind::free;
+    d.kind = d.value == "FILE"    ? ValueKind::file
+             : d.value == "DIR"   ? ValueKind::dir
+             : d.value == "KNOBS" ? ValueKind::knobs
+                                  : ValueKind::free;
   }
   if (d.positional) d.value.clear();  // the name says it
   return d;
@@ -69,12 +72,9 @@ std::string roff(const std::string& text) {
   bool line_start = true;
   for (char ch : text) {
     if (line_start && (ch == '.' || ch == '\'')) out += "\\&";
-    if (ch == '\\')
-      out += "\\e";
-    else if (ch == '-')
-      out += "\\-";
-    else
-      out += ch;
+    if (ch == '\\') out += "\\e";
+    else if (ch == '-') out += "\\-";
+    else out += ch;
     line_start = ch == '\n';
   }
   return out;
@@ -121,7 +121,8 @@ std::string roff_options(const std::vector<OptionDoc>& options) {
   std::string out;
   for (const auto& o : options) {
     std::string tag;
-    for (size_t i = 0; i < o.names.size(); ++i) tag += (i ? ", " : "") + std::string("\\fB") + roff(o.names[i]) + "\\fR";
+    for (size_t i = 0; i < o.names.size(); ++i)
+      tag += (i ? ", " : "") + std::string("\\fB") + roff(o.names[i]) + "\\fR";
     if (!o.value.empty()) tag += " \\fI" + roff(o.value) + "\\fR";
     out += ".TP\n" + tag + "\n";
     std::string help = o.help;
@@ -146,12 +147,13 @@ std::string synopsis(const CommandDoc& c) {
   return s + "\n";
 }
 
-std::string page_header(const std::string& name, const std::string& version, const std::string& date, const std::string& what) {
+std::string page_header(const std::string& name, const std::string& version, const std::string& date,
+                        const std::string& what) {
   std::string upper = name;
   std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return char(std::toupper(ch)); });
   // Left-aligned and unhyphenated: option names and paths must not be split at a line's end.
-  return fmt::format(".TH {} 1 \"{}\" \"noisewatch {}\" \"User Commands\"\n.nh\n.ad l\n.SH NAME\n{} \\- {}\n", roff(upper), date,
-                     version, roff(name), roff(what));
+  return fmt::format(".TH {} 1 \"{}\" \"noisewatch {}\" \"User Commands\"\n.nh\n.ad l\n.SH NAME\n{} \\- {}\n",
+                     roff(upper), date, version, roff(name), roff(what));
 }
 
 std::string see_also(const CommandDoc& top, const std::string& self) {
@@ -160,12 +162,14 @@ std::string see_also(const CommandDoc& top, const std::string& self) {
   for (const auto& s : top.subcommands)
     if (man_name(s.path) != self) refs.push_back(man_name(s.path));
   std::string out = ".SH SEE ALSO\n";
-  for (size_t i = 0; i < refs.size(); ++i) out += ".BR " + roff(refs[i]) + " (1)" + (i + 1 < refs.size() ? "," : "") + "\n";
+  for (size_t i = 0; i < refs.size(); ++i)
+    out += ".BR " + roff(refs[i]) + " (1)" + (i + 1 < refs.size() ? "," : "") + "\n";
   out += ".PP\nThe guides, in /usr/share/doc/noisewatch: README.md, guide.md, agent.md, contracts.md.\n";
   return out;
 }
 
-std::string command_page(const CommandDoc& top, const CommandDoc& c, const std::string& version, const std::string& date) {
+std::string command_page(const CommandDoc& top, const CommandDoc& c, const std::string& version,
+                         const std::string& date) {
   std::string name = man_name(c.path);
   std::string out = page_header(name, version, date, first_line(c.description));
   out += ".SH SYNOPSIS\n" + synopsis(c);
@@ -196,10 +200,11 @@ std::string top_page(const CommandDoc& top, const std::string& version, const st
     out += ".TP\n\\fB" + roff(s.path) + "\\fR\n" + roff(what) + " See \\fB" + roff(man_name(s.path)) + "\\fR(1).\n";
   }
   out += ".SH OPTIONS\n" + roff_options(top.options);
-  out += ".SH EXIT STATUS\n"
-         "125 when noisewatch itself fails (a bad option, a bad input file, a missing privilege): one line on stderr "
-         "says what to do. 126 and 127 when the benchmark cannot be run. Otherwise each command's own status, as its "
-         "page says; \\fBrun\\fR exits with the benchmark's.\n";
+  out +=
+      ".SH EXIT STATUS\n"
+      "125 when noisewatch itself fails (a bad option, a bad input file, a missing privilege): one line on stderr "
+      "says what to do. 126 and 127 when the benchmark cannot be run. Otherwise each command's own status, as its "
+      "page says; \\fBrun\\fR exits with the benchmark's.\n";
   out += see_also(top, "noisewatch");
   return out;
 }
@@ -269,7 +274,8 @@ std::vector<std::string> knob_ids() {
   return out;
 }
 
-std::map<std::string, std::string> man_pages(const CommandDoc& top, const std::string& version, const std::string& date) {
+std::map<std::string, std::string> man_pages(const CommandDoc& top, const std::string& version,
+                                             const std::string& date) {
   std::map<std::string, std::string> pages;
   pages["noisewatch.1"] = top_page(top, version, date);
   for (const auto& s : top.subcommands) pages[man_name(s.path) + ".1"] = command_page(top, s, version, date);
@@ -292,7 +298,8 @@ std::string bash_completion(const CommandDoc& top) {
       "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
       "    w=${COMP_WORDS[i]}\n"
       "    if [[ $w == -- ]]; then  # the benchmark's command line\n"
-      "      if ((i == COMP_CWORD - 1)); then COMPREPLY=($(compgen -c -- \"$cur\")); else COMPREPLY=($(compgen -f -- \"$cur\")); fi\n"
+      "      if ((i == COMP_CWORD - 1)); then COMPREPLY=($(compgen -c -- \"$cur\")); else COMPREPLY=($(compgen -f -- "
+      "\"$cur\")); fi\n"
       "      return\n"
       "    fi\n"
       "    case \"$cmd/$w\" in\n";
@@ -307,11 +314,21 @@ std::string bash_completion(const CommandDoc& top) {
       if (o.positional || o.kind == ValueKind::none) continue;
       std::string action;
       switch (o.kind) {
-        case ValueKind::file: action = "COMPREPLY=($(compgen -f -- \"$cur\"))"; break;
-        case ValueKind::dir: action = "COMPREPLY=($(compgen -d -- \"$cur\"))"; break;
-        case ValueKind::knobs: action = "_noisewatch_list " + single_quoted(words(knob_ids())); break;
-        case ValueKind::choices: action = "COMPREPLY=($(compgen -W " + single_quoted(words(o.choices)) + " -- \"$cur\"))"; break;
-        default: action = "COMPREPLY=()"; break;  // a number, a CPU list: nothing to offer
+        case ValueKind::file:
+          action = "COMPREPLY=($(compgen -f -- \"$cur\"))";
+          break;
+        case ValueKind::dir:
+          action = "COMPREPLY=($(compgen -d -- \"$cur\"))";
+          break;
+        case ValueKind::knobs:
+          action = "_noisewatch_list " + single_quoted(words(knob_ids()));
+          break;
+        case ValueKind::choices:
+          action = "COMPREPLY=($(compgen -W " + single_quoted(words(o.choices)) + " -- \"$cur\"))";
+          break;
+        default:
+          action = "COMPREPLY=()";
+          break;  // a number, a CPU list: nothing to offer
       }
       std::string labels;
       for (const auto& n : o.names) labels += (labels.empty() ? "" : "|") + single_quoted(c->path + "/" + n);
@@ -319,18 +336,17 @@ std::string bash_completion(const CommandDoc& top) {
     }
   out += "  esac\n  if [[ $cur == -* ]]; then\n    case \"$cmd\" in\n";
   for (const CommandDoc* c : all)
-    out += fmt::format("      {}) COMPREPLY=($(compgen -W {} -- \"$cur\")) ;;\n", single_quoted(c->path), single_quoted(words(option_names(*c))));
+    out += fmt::format("      {}) COMPREPLY=($(compgen -W {} -- \"$cur\")) ;;\n", single_quoted(c->path),
+                       single_quoted(words(option_names(*c))));
   out += "    esac\n    return\n  fi\n  case \"$cmd\" in\n";
   for (const CommandDoc* c : all) {
     std::string action;
     if (!c->subcommands.empty())
       action = "COMPREPLY=($(compgen -W " + single_quoted(words(sub_names(*c))) + " -- \"$cur\"))";
-    else if (c->takes_command)
-      action = "COMPREPLY=($(compgen -c -- \"$cur\"))";  // the benchmark may follow without --
+    else if (c->takes_command) action = "COMPREPLY=($(compgen -c -- \"$cur\"))";  // the benchmark may follow without --
     else if (std::any_of(c->options.begin(), c->options.end(), [](const OptionDoc& o) { return o.positional; }))
       action = "COMPREPLY=($(compgen -f -- \"$cur\"))";
-    else
-      action = "COMPREPLY=()";
+    else action = "COMPREPLY=()";
     out += fmt::format("    {}) {} ;;\n", single_quoted(c->path), action);
   }
   out += "  esac\n}\ncomplete -F _noisewatch noisewatch\n";
@@ -343,12 +359,23 @@ std::string zsh_completion(const CommandDoc& top) {
   auto spec = [](const OptionDoc& o) {
     std::string action;
     switch (o.kind) {
-      case ValueKind::file: action = ":file:_files"; break;
-      case ValueKind::dir: action = ":directory:_files -/"; break;
-      case ValueKind::knobs: action = ":knob ids:_sequence compadd - " + words(knob_ids()); break;
-      case ValueKind::choices: action = ":" + o.value + ":(" + words(o.choices) + ")"; break;
-      case ValueKind::free: action = ":" + (o.value.empty() ? std::string("value") : o.value) + ": "; break;
-      case ValueKind::none: break;
+      case ValueKind::file:
+        action = ":file:_files";
+        break;
+      case ValueKind::dir:
+        action = ":directory:_files -/";
+        break;
+      case ValueKind::knobs:
+        action = ":knob ids:_sequence compadd - " + words(knob_ids());
+        break;
+      case ValueKind::choices:
+        action = ":" + o.value + ":(" + words(o.choices) + ")";
+        break;
+      case ValueKind::free:
+        action = ":" + (o.value.empty() ? std::string("value") : o.value) + ": ";
+        break;
+      case ValueKind::none:
+        break;
     }
     std::string text = "[" + menu_text(o.help) + "]" + action;
     if (o.names.size() == 1) return single_quoted(o.names[0] + text);
@@ -363,18 +390,16 @@ std::string zsh_completion(const CommandDoc& top) {
   // One function per command; a command with subcommands dispatches on the next word.
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     const CommandDoc* c = *it;
-    out += zsh_function(c->path) + "() {\n  local curcontext=$curcontext state line\n  typeset -A opt_args\n  _arguments -C -s \\\n";
+    out += zsh_function(c->path) +
+           "() {\n  local curcontext=$curcontext state line\n  typeset -A opt_args\n  _arguments -C -s \\\n";
     for (const auto& o : c->options)
       if (!o.positional) out += "    " + spec(o) + " \\\n";
     size_t pos = 0;
     for (const auto& o : c->options)
       if (o.positional) out += fmt::format("    '{}:{}:_files' \\\n", ++pos, menu_text(o.help));
-    if (!c->subcommands.empty())
-      out += "    '1:command:->command' '*::arg:->args'\n";
-    else if (c->takes_command)
-      out += "    '*::benchmark:_normal'\n";
-    else
-      out += "    '*: :'\n";
+    if (!c->subcommands.empty()) out += "    '1:command:->command' '*::arg:->args'\n";
+    else if (c->takes_command) out += "    '*::benchmark:_normal'\n";
+    else out += "    '*: :'\n";
     if (!c->subcommands.empty()) {
       out += "  case $state in\n    command)\n      local -a commands=(\n";
       for (const auto& s : c->subcommands) {

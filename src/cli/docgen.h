@@ -37,7 +37,8 @@ CommandDoc describe(const CLI::App& app);
 
 // Section 1 pages: "noisewatch.1" and one per subcommand ("noisewatch-check.1"), file name ->
 // roff text. `date` goes in the page header (the build's, or SOURCE_DATE_EPOCH's).
-std::map<std::string, std::string> man_pages(const CommandDoc& top, const std::string& version, const std::string& date);
+std::map<std::string, std::string> man_pages(const CommandDoc& top, const std::string& version,
+                                             const std::string& date);
 
 // The knob ids `tune --only/--skip` and `run --tune-only/--tune-skip` take.
 std::vector<std::string> knob_ids();

@@ -55,7 +55,7 @@ Row judge(const std::string& name, const std::string& desc, const std::optional<
   int err = probe_open(ev->attr);
   r.usable = err == 0;
   if (!r.usable)
-    r.why = ev->hardware && !pmu.hardware ? pmu.reason
+    r.why = ev->hardware && !pmu.hardware   ? pmu.reason
             : err == EACCES || err == EPERM ? permission_hint()
                                             : fmt::format("perf_event_open: {}", std::strerror(err));
   return r;
@@ -76,8 +76,7 @@ void print_section(const std::string& title, const std::vector<Row>& rows, bool 
   bool shared = usable == 0 && !rows.empty() &&
                 std::all_of(rows.begin(), rows.end(), [&](const Row& r) { return r.why == rows[0].why; });
   if (shared) common = ": " + rows[0].why;
-  fmt::print("{}: {} event{}, {} usable here{}\n", title, rows.size(), rows.size() == 1 ? "" : "s",
-             usable, common);
+  fmt::print("{}: {} event{}, {} usable here{}\n", title, rows.size(), rows.size() == 1 ? "" : "s", usable, common);
   size_t width = 0;
   for (const auto& r : rows) width = std::max(width, r.name.size());
   for (const auto& r : rows) {
@@ -127,8 +126,7 @@ int list_events(const std::string& pattern, bool usable_only) {
     print_section("noisewatch (derived)", {r}, usable_only);
   }
   if (shown == 0)
-    fmt::print(stderr, "noisewatch: no event matches '{}' (run `noisewatch events` to see them all)\n",
-               pattern);
+    fmt::print(stderr, "noisewatch: no event matches '{}' (run `noisewatch events` to see them all)\n", pattern);
   return 0;
 }
 
@@ -136,8 +134,7 @@ int list_events(const std::string& pattern, bool usable_only) {
 
 void register_events(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
-      "events",
-      "list the perf events libpfm4 knows on this machine, by PMU, marking those usable here");
+      "events", "list the perf events libpfm4 knows on this machine, by PMU, marking those usable here");
   static std::string pattern;
   static bool usable_only = false;
   sub->add_option("PATTERN", pattern,

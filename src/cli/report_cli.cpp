@@ -44,7 +44,9 @@ int run_report(const ReportOptions& o) {
 void register_report(CLI::App& app, Action& action) {
   auto opts = std::make_shared<ReportOptions>();
   auto* sub = app.add_subcommand("report", "re-render a saved run report (RUN.json) as " + report::format_list());
-  sub->add_option("RUN.json", opts->input, "run report written by `noisewatch --json FILE`")->required()->type_name("FILE");
+  sub->add_option("RUN.json", opts->input, "run report written by `noisewatch --json FILE`")
+      ->required()
+      ->type_name("FILE");
   add_format_option(sub, opts->format, report::format_names(), report::format_choices());
   sub->add_option("-o,--output", opts->output, "write the report to FILE instead of stdout")->type_name("FILE");
   sub->add_option("--label", opts->label,

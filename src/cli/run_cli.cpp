@@ -14,20 +14,20 @@
 #include "check/check_runner.h"
 #include "cli/commands.h"
 #include "cli/format_option.h"
+#include "cli/window_options.h"
 #include "common/errors.h"
 #include "common/phase_timing.h"
+#include "probes/call_symbol.h"
 #include "record/run_record.h"
 #include "reports/report.h"
 #include "runner/auto_runs.h"
 #include "runner/command_lookup.h"
 #include "runner/cpu_choice.h"
 #include "runner/gbench_windows.h"
-#include "runner/run_outputs.h"
 #include "runner/plan.h"
 #include "runner/pyperf_windows.h"
+#include "runner/run_outputs.h"
 #include "runner/session.h"
-#include "probes/call_symbol.h"
-#include "cli/window_options.h"
 #include "system/allowed_cpus.h"
 #include "system/cpu_selection.h"
 #include "system/cpulist.h"
@@ -121,8 +121,7 @@ constexpr double kAutoSeconds = 1.0;
 runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   runner::Plan p;
   p.command = std::move(command);
-  if (p.command.empty())
-    throw Error("no benchmark command: put it after `--`, e.g. `noisewatch -- ./bench --args`");
+  if (p.command.empty()) throw Error("no benchmark command: put it after `--`, e.g. `noisewatch -- ./bench --args`");
   if (a.runs < 1) throw Error(fmt::format("--runs must be at least 1 (got {})", a.runs));
   if (!a.runs_auto && (a.precision_given || a.max_runs_given))
     throw Error("--precision and --max-runs go with --runs auto: add it, or drop them");
@@ -170,8 +169,9 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
     if (auto note = sys::unavailable_note(available.unavailable()); !note.empty()) p.cpu_reason += "; " + note;
   apply_window_options(p, a.win);
   if (a.runs_auto && p.windows.on)
-    throw Error("--runs auto repeats the command until its median is known; with a --windows mode the harness "
-                "repeats by itself: give --runs N, or set the harness's own repetitions");
+    throw Error(
+        "--runs auto repeats the command until its median is known; with a --windows mode the harness "
+        "repeats by itself: give --runs N, or set the harness's own repetitions");
   if (a.runs_auto) p.measured_runs = a.max_runs;  // the upper bound (messages); auto_schedule decides
   // A harness (Google Benchmark, hyperfine, pyperf, a benchmark marking its windows) repeats and
   // warms up by itself: its windows are the repetitions, so it runs once, with no warm-up run of
@@ -184,10 +184,11 @@ runner::Plan make_plan(const RunArgs& a, std::vector<std::string> command) {
   // pyperf writes its -o file once and refuses to overwrite it: a second run of it would fail.
   if (p.windows.harness == "pyperf" && p.measured_runs + p.warmup > 1)
     if (auto out = runner::pyperf_output_in_command(p.command); out && !out->append)
-      throw Error(fmt::format("--windows pyperf with {} runs: pyperf refuses to overwrite its {} file, so its second "
-                              "run would fail. Use --append FILE instead (pyperf adds each run's values to it), or "
-                              "run it once (no --runs or --warmup: pyperf repeats by itself)",
-                              p.measured_runs + p.warmup, out->option));
+      throw Error(
+          fmt::format("--windows pyperf with {} runs: pyperf refuses to overwrite its {} file, so its second "
+                      "run would fail. Use --append FILE instead (pyperf adds each run's values to it), or "
+                      "run it once (no --runs or --warmup: pyperf repeats by itself)",
+                      p.measured_runs + p.warmup, out->option));
   if (!a.events.empty()) {
     std::string item;
     for (char c : a.events + ",") {
@@ -210,14 +211,16 @@ void resolve_gbench(runner::Plan& plan, const std::string& executable) {
     start = probes::resolve_call_symbol(runner::kGbenchStart, executable);
     finish = probes::resolve_call_symbol(runner::kGbenchFinish, executable);
   } catch (const Error&) {
-    throw Error(fmt::format("--windows gbench: {} does not run Google Benchmark ({} is neither in it nor in a library "
-                            "it needs). Give the benchmark binary itself after --, not a script that starts it",
-                            executable, runner::kGbenchStart));
+    throw Error(
+        fmt::format("--windows gbench: {} does not run Google Benchmark ({} is neither in it nor in a library "
+                    "it needs). Give the benchmark binary itself after --, not a script that starts it",
+                    executable, runner::kGbenchStart));
   }
   if (finish.binary != start.binary)
-    throw Error(fmt::format("--windows gbench: {} has Google Benchmark's State::StartKeepRunning() in {} but its "
-                            "FinishKeepRunning() in {}: link one copy of the library",
-                            executable, start.binary, finish.binary));
+    throw Error(
+        fmt::format("--windows gbench: {} has Google Benchmark's State::StartKeepRunning() in {} but its "
+                    "FinishKeepRunning() in {}: link one copy of the library",
+                    executable, start.binary, finish.binary));
   plan.windows.call = runner::WindowPlan::CallSite{start.binary, start.name, start.shown, start.file_offset};
   plan.windows.call_close = runner::WindowPlan::CallSite{finish.binary, finish.name, finish.shown, finish.file_offset};
   // Every release has them (they are the benchmark's API); without them in the same file the
@@ -229,10 +232,11 @@ void resolve_gbench(runner::Plan& plan, const std::string& executable) {
   } catch (const Error&) {
   }
   if (pause.binary != start.binary || resume.binary != start.binary)
-    throw Error(fmt::format("--windows gbench: {} has Google Benchmark's State::StartKeepRunning() in {} but not its "
-                            "PauseTiming() and ResumeTiming() (which cut a repetition's paused time out of it): link "
-                            "one copy of the library",
-                            executable, start.binary));
+    throw Error(
+        fmt::format("--windows gbench: {} has Google Benchmark's State::StartKeepRunning() in {} but not its "
+                    "PauseTiming() and ResumeTiming() (which cut a repetition's paused time out of it): link "
+                    "one copy of the library",
+                    executable, start.binary));
   plan.windows.timer_stop = runner::WindowPlan::CallSite{pause.binary, pause.name, pause.shown, pause.file_offset};
   plan.windows.timer_start = runner::WindowPlan::CallSite{resume.binary, resume.name, resume.shown, resume.file_offset};
   (void)runner::gbench_out_in_command(plan.command);
@@ -256,8 +260,9 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
   auto ready = [&] {
     if (a.quiet) return;
     if (plan.harness_runs_once)
-      fmt::print(stderr, "noisewatch: the harness runs once, with no warm-up run: it repeats and warms up by itself, and "
-                         "each window is a repetition (--runs N runs it N times)\n");
+      fmt::print(stderr,
+                 "noisewatch: the harness runs once, with no warm-up run: it repeats and warms up by itself, and "
+                 "each window is a repetition (--runs N runs it N times)\n");
     fmt::print(stderr, "noisewatch: {}\n", plan.pin ? "pinned to " + plan.cpu_reason : plan.cpu_reason);
     if (plan.setup.any()) fmt::print(stderr, "noisewatch: the benchmark runs with {}\n", setup_text(plan.setup));
     if (plan.windows.call_close)
@@ -291,8 +296,7 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
     result.record.runs_auto = runner::auto_summary(result.record, autoruns);
     if (!a.quiet) {
       const auto& ra = *result.record.runs_auto;
-      fmt::print(stderr, "noisewatch: --runs auto: {} runs; the median is known within {} ({} %){}\n",
-                 ra.measured_runs,
+      fmt::print(stderr, "noisewatch: --runs auto: {} runs; the median is known within {} ({} %){}\n", ra.measured_runs,
                  ra.achieved_percent ? fmt::format("±{:.2f} %", *ra.achieved_percent) : std::string("no bound yet"),
                  ra.confidence_percent,
                  ra.reached ? "" : fmt::format(", not ±{:g} %: --max-runs {} reached", a.precision, a.max_runs));
@@ -304,7 +308,8 @@ int do_run(const RunArgs& a, const std::vector<std::string>& command) {
     tune::SignalLatch latch;
     bool restored = tuning->restore();
     setup["tune"] = tuning->summary();
-    if (!restored) result.record.warnings.push_back("the --tune tuning could not be fully restored: see `noisewatch tune status`");
+    if (!restored)
+      result.record.warnings.push_back("the --tune tuning could not be fully restored: see `noisewatch tune status`");
   }
   if (!setup.empty()) result.record.setup = setup;
   runner::write_outputs(result.record, out);
@@ -361,10 +366,12 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_option("-w,--warmup", args->warmup,
                   "unmeasured repetitions first (default 1; with a --windows mode, 0: the harness warms up by itself)")
       ->each([args](const std::string&) { args->warmup_given = true; });
-  sub->add_option("--json", args->json, "write the run record (noisewatch.run/1) to FILE; '-' for stdout")->type_name("FILE");
+  sub->add_option("--json", args->json, "write the run record (noisewatch.run/1) to FILE; '-' for stdout")
+      ->type_name("FILE");
   add_format_option(sub, args->format, report::format_names(),
                     "report format: " + report::format_choices() + "; on stdout unless -o");
-  sub->add_option("-o,--output", args->output, "write the --format report to FILE instead of stdout")->type_name("FILE");
+  sub->add_option("-o,--output", args->output, "write the --format report to FILE instead of stdout")
+      ->type_name("FILE");
   sub->add_option("-e,--events", args->events,
                   "perf events by libpfm4 name, comma-separated (see `noisewatch events`); default: cycles, "
                   "instructions, cache/branch misses, software counters and effective GHz where there is a "
@@ -393,9 +400,11 @@ void register_run(CLI::App& app, Action& action) {
   sub->add_flag("--tune", args->tune,
                 "apply `noisewatch tune apply` for this run only, for its CPUs, and restore everything afterwards "
                 "(also after Ctrl-C; after a kill -9, at the next `tune restore` or --tune run)");
-  sub->add_option("--tune-only", args->tune_only, "with --tune: only these knobs (ids of `noisewatch tune list`)")->type_name("KNOBS");
+  sub->add_option("--tune-only", args->tune_only, "with --tune: only these knobs (ids of `noisewatch tune list`)")
+      ->type_name("KNOBS");
   sub->add_option("--tune-skip", args->tune_skip, "with --tune: leave these knobs alone")->type_name("KNOBS");
-  sub->add_option("--journal", args->journal, "the --tune journal (default /run/noisewatch/tune.json)")->type_name("FILE");
+  sub->add_option("--journal", args->journal, "the --tune journal (default /run/noisewatch/tune.json)")
+      ->type_name("FILE");
   sub->footer(
       "What the record's figures mean (see docs/design.md, \"What is charged, and to whom\"):\n"
       "  wall_ns     from the benchmark's release to its exit\n"

@@ -26,7 +26,8 @@ int run_snapshot(const std::string& dir) {
   auto ctx = check::make_context(live, all);
   check::run_all_checks(ctx);
   sys::write_snapshot(live, dir);
-  fmt::print("wrote {} files to {}; check them with: noisewatch check --sysroot {}\n", live.files_read().size(), dir, dir);
+  fmt::print("wrote {} files to {}; check them with: noisewatch check --sysroot {}\n", live.files_read().size(), dir,
+             dir);
   return 0;
 }
 

@@ -45,9 +45,10 @@ tune::JournalFile journal_for(const TuneArgs& a, const sys::Sysroot& root) {
 
 void require_root(const sys::Sysroot& root, const char* what) {
   if (root.live() && geteuid() != 0)
-    throw Error(fmt::format("{} changes /proc and /sys: run it as root (sudo noisewatch tune ...), or try "
-                            "--dry-run first",
-                            what));
+    throw Error(
+        fmt::format("{} changes /proc and /sys: run it as root (sudo noisewatch tune ...), or try "
+                    "--dry-run first",
+                    what));
 }
 
 void print(const std::string& text) {
@@ -67,9 +68,8 @@ int do_apply(const TuneArgs& a) {
   auto result = tune::apply(root, journal, *services, o);
   print(tune::render_apply(result, o, journal.path()));
   // A knob asked for by name that does not exist here was not applied either.
-  bool named_absent = !a.only.empty() && std::any_of(result.knobs.begin(), result.knobs.end(), [](const auto& k) {
-    return k.outcome == tune::Outcome::absent;
-  });
+  bool named_absent = !a.only.empty() && std::any_of(result.knobs.begin(), result.knobs.end(),
+                                                     [](const auto& k) { return k.outcome == tune::Outcome::absent; });
   return result.any_failed() || named_absent ? 1 : 0;
 }
 
@@ -96,16 +96,19 @@ int do_status(const TuneArgs& a) {
 }
 
 void add_selection(CLI::App* sub, TuneArgs& a) {
-  sub->add_option("--only", a.only, "apply only these knobs, comma-separated ids (see `noisewatch tune list`)")->type_name("KNOBS");
+  sub->add_option("--only", a.only, "apply only these knobs, comma-separated ids (see `noisewatch tune list`)")
+      ->type_name("KNOBS");
   sub->add_option("--skip", a.skip, "leave these knobs alone, comma-separated ids")->type_name("KNOBS");
 }
 
 void add_journal(CLI::App* sub, TuneArgs& a) {
-  sub->add_option("--journal", a.journal, "the journal of the changes (default /run/noisewatch/tune.json)")->type_name("FILE");
+  sub->add_option("--journal", a.journal, "the journal of the changes (default /run/noisewatch/tune.json)")
+      ->type_name("FILE");
 }
 
 void add_sysroot(CLI::App* sub, TuneArgs& a) {
-  sub->add_option("--sysroot", a.sysroot, "work on a writable copy of /proc and /sys under DIR, not the machine")->type_name("DIR");
+  sub->add_option("--sysroot", a.sysroot, "work on a writable copy of /proc and /sys under DIR, not the machine")
+      ->type_name("DIR");
 }
 
 }  // namespace
@@ -145,8 +148,9 @@ void register_tune(CLI::App& app, Action& action) {
   restore->callback([args, &action] { action = [args] { return do_restore(*args); }; });
 
   auto* status = tune->add_subcommand("status", "Each knob's value now and tuned, and whether a restore is pending.");
-  status->add_option("-c,--cpu", args->cpu, "benchmark CPU(s) (default: those of the pending tuning, or the CPU "
-                                            "`run` would pick)");
+  status->add_option("-c,--cpu", args->cpu,
+                     "benchmark CPU(s) (default: those of the pending tuning, or the CPU "
+                     "`run` would pick)");
   add_journal(status, *args);
   add_sysroot(status, *args);
   status->callback([args, &action] { action = [args] { return do_status(*args); }; });
@@ -169,14 +173,15 @@ void register_tune(CLI::App& app, Action& action) {
   prove->add_option("-c,--cpu", args->cpu, "benchmark CPU(s) (default: the CPU `run` would pick)");
   add_selection(prove, *args);
   add_journal(prove, *args);
-  prove->add_option("--json", args->json, "write both halves and the comparison to FILE ('-' for stdout)")->type_name("FILE");
+  prove->add_option("--json", args->json, "write both halves and the comparison to FILE ('-' for stdout)")
+      ->type_name("FILE");
   prove->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
   prove->prefix_command();
   prove->callback([prove, args, &action] {
     auto command = benchmark_command(prove, "noisewatch tune prove --help");
     action = [args, command] {
-      tune::ProveArgs p{command, args->cpu, args->only, args->skip, args->journal, args->json,
-                        args->runs, args->warmup, args->quiet};
+      tune::ProveArgs p{command,    args->cpu,  args->only,   args->skip, args->journal,
+                        args->json, args->runs, args->warmup, args->quiet};
       return tune::prove(p);
     };
   });

@@ -80,16 +80,18 @@ uint64_t parse_threshold_ns(const std::string& text) {
 void apply_window_options(runner::Plan& p, const WindowArgs& a) {
   if (!a.windows.empty() && a.windows != "marks" &&
       std::find(std::begin(kWindowHarnesses), std::end(kWindowHarnesses), a.windows) == std::end(kWindowHarnesses))
-    throw Error(fmt::format("--windows={}: no such harness. --windows alone: the benchmark marks its windows; "
-                            "--windows gbench: Google Benchmark's repetitions; --windows hyperfine: hyperfine's runs; "
-                            "--windows pyperf: pyperf's workers; for another harness that starts a process per run "
-                            "(ReBench, shell loops): --windows-exec COMM",
-                            a.windows));
+    throw Error(
+        fmt::format("--windows={}: no such harness. --windows alone: the benchmark marks its windows; "
+                    "--windows gbench: Google Benchmark's repetitions; --windows hyperfine: hyperfine's runs; "
+                    "--windows pyperf: pyperf's workers; for another harness that starts a process per run "
+                    "(ReBench, shell loops): --windows-exec COMM",
+                    a.windows));
   if (int(!a.windows.empty()) + int(!a.windows_exec.empty()) + int(!a.windows_at.empty()) > 1)
-    throw Error("--windows, --windows-exec and --windows-at are three ways to cut the repetitions: choose one "
-                "(--windows: the benchmark marks its windows, --windows gbench: Google Benchmark's repetitions; "
-                "--windows-exec COMM: each process running COMM is one; --windows-at SYMBOL: each call of the "
-                "function is one)");
+    throw Error(
+        "--windows, --windows-exec and --windows-at are three ways to cut the repetitions: choose one "
+        "(--windows: the benchmark marks its windows, --windows gbench: Google Benchmark's repetitions; "
+        "--windows-exec COMM: each process running COMM is one; --windows-at SYMBOL: each call of the "
+        "function is one)");
   p.windows.on = !a.windows.empty() || !a.windows_exec.empty() || !a.windows_at.empty();
   if (a.windows != "marks") p.windows.harness = a.windows;
   // hyperfine starts a process per run: its runs are exec windows of the program it benchmarks.
@@ -97,8 +99,9 @@ void apply_window_options(runner::Plan& p, const WindowArgs& a) {
   if (!a.windows_exec.empty()) p.windows.exec = exec_window_comm(a.windows_exec);
   p.windows.at = a.windows_at;
   if (a.warmup_windows && !p.windows.on)
-    throw Error("--warmup-windows needs --windows, --windows-exec or --windows-at (it drops the first windows of each "
-                "process run)");
+    throw Error(
+        "--warmup-windows needs --windows, --windows-exec or --windows-at (it drops the first windows of each "
+        "process run)");
   if (a.warmup_windows && *a.warmup_windows < 0)
     throw Error(fmt::format("--warmup-windows cannot be negative (got {})", *a.warmup_windows));
   p.windows.warmup = a.warmup_windows.value_or(0);

@@ -22,8 +22,8 @@ void write_file(const std::string& path, const std::string& text) {
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f)
-      throw Error(fmt::format("cannot write {}: {}; check the directory exists and is writable", path,
-                              std::strerror(errno)));
+      throw Error(
+          fmt::format("cannot write {}: {}; check the directory exists and is writable", path, std::strerror(errno)));
     f << text;
     f.close();
     if (!f) {
@@ -53,12 +53,11 @@ void check_writable(const std::string& path, const std::string& option) {
   if (fs::is_directory(file, ec)) throw Error(fmt::format("{} {}: is a directory; give a file name", option, path));
   fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
-    throw Error(fmt::format("{} {}: directory {} does not exist; create it or write elsewhere", option, path,
-                            dir.string()));
+    throw Error(
+        fmt::format("{} {}: directory {} does not exist; create it or write elsewhere", option, path, dir.string()));
   const bool exists = fs::exists(file, ec);
   if (access(exists ? file.c_str() : dir.c_str(), W_OK) != 0)
-    throw Error(fmt::format("{} {}: cannot write there ({}); choose another path", option, path,
-                            std::strerror(errno)));
+    throw Error(fmt::format("{} {}: cannot write there ({}); choose another path", option, path, std::strerror(errno)));
 }
 
 bool use_color(std::FILE* stream) {

@@ -81,7 +81,8 @@ void print() {
   if (!on()) return;
   State& s = state();
   std::string line;
-  for (const auto& [name, ns] : s.phases) line += fmt::format("{}{} {:.2f} ms", line.empty() ? "" : ", ", name, ns / 1e6);
+  for (const auto& [name, ns] : s.phases)
+    line += fmt::format("{}{} {:.2f} ms", line.empty() ? "" : ", ", name, ns / 1e6);
   fmt::print(stderr, "noisewatch: timing: {} (total {:.2f} ms since main)\n", line, (s.last - s.origin) / 1e6);
   std::string laps;
   for (const auto& [part, sum] : s.laps)

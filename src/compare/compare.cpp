@@ -124,15 +124,18 @@ void warn_hosts(const Comparison& out, const InputFile& base, const InputFile& n
   if (!out.host_diff.empty()) {
     std::vector<std::string> fields;
     for (const auto& h : out.host_diff) fields.push_back(h.field);
-    warnings.push_back(fmt::format("BASE and NEW ran on different machines or setups ({}): part of any change may "
-                                   "be the machine's, not the code's", fmt::join(fields, ", ")));
+    warnings.push_back(
+        fmt::format("BASE and NEW ran on different machines or setups ({}): part of any change may "
+                    "be the machine's, not the code's",
+                    fmt::join(fields, ", ")));
   }
   if (base.debug_build || next.debug_build)
-    warnings.push_back(fmt::format("{}: the benchmark library was built for debugging (library_build_type "
-                                   "\"debug\"): its timings say little about a release build",
-                                   base.debug_build && next.debug_build ? "BASE and NEW"
-                                   : base.debug_build                   ? "BASE"
-                                                                        : "NEW"));
+    warnings.push_back(
+        fmt::format("{}: the benchmark library was built for debugging (library_build_type "
+                    "\"debug\"): its timings say little about a release build",
+                    base.debug_build && next.debug_build ? "BASE and NEW"
+                    : base.debug_build                   ? "BASE"
+                                                         : "NEW"));
 }
 
 }  // namespace
@@ -153,9 +156,10 @@ Comparison compare_inputs(InputFile base, InputFile next, const Options& options
     if (auto it = new_by_name.find(b.name); it != new_by_name.end())
       out.benchmarks.push_back(compare_one(b, *it->second, options));
   if (out.benchmarks.empty())
-    throw Error(fmt::format("no benchmark name in common: BASE has {}, NEW has {}; compare matches benchmarks "
-                            "by name, so measure the same command or benchmark on both sides",
-                            quoted_names(base), quoted_names(next)));
+    throw Error(
+        fmt::format("no benchmark name in common: BASE has {}, NEW has {}; compare matches benchmarks "
+                    "by name, so measure the same command or benchmark on both sides",
+                    quoted_names(base), quoted_names(next)));
   adjust_for_multiplicity(out.benchmarks, options);
   out.summary = summarize(out.benchmarks);
   for (auto& c : out.benchmarks) {
@@ -173,7 +177,8 @@ Comparison compare_inputs(InputFile base, InputFile next, const Options& options
   auto in = [](const std::vector<std::string>& notes, const std::string& n) {
     return std::find(notes.begin(), notes.end(), n) != notes.end();
   };
-  for (const auto& note : base.notes) out.warnings.push_back((in(next.notes, note) ? "BASE and NEW: " : "BASE: ") + note);
+  for (const auto& note : base.notes)
+    out.warnings.push_back((in(next.notes, note) ? "BASE and NEW: " : "BASE: ") + note);
   for (const auto& note : next.notes)
     if (!in(base.notes, note)) out.warnings.push_back("NEW: " + note);
   if (auto only = names_missing_from(base, new_by_name); !only.empty())

@@ -84,8 +84,7 @@ std::string p_text(const TimingResult& t, size_t family) {
 std::vector<const NoiseChange*> material(const BenchmarkComparison& c, int direction) {
   std::vector<const NoiseChange*> out;
   for (const auto& n : c.noise_diff)
-    if (n.stolen && is_material(n) && (direction == 0 || (n.change_ns > 0) == (direction > 0)))
-      out.push_back(&n);
+    if (n.stolen && is_material(n) && (direction == 0 || (n.change_ns > 0) == (direction > 0))) out.push_back(&n);
   return out;
 }
 
@@ -102,21 +101,29 @@ std::string changed_timing(const BenchmarkComparison& c, double level, size_t fa
   if (with.empty() && against.empty())
     return fmt::format("{}; the noise profile is the same: the {} is in the benchmark.", head, change);
   if (with.empty())
-    return fmt::format("{}; the noise moved the other way ({}): the {} is in the benchmark, if anything "
-                       "larger than measured.", head, list_changes(against), change);
+    return fmt::format(
+        "{}; the noise moved the other way ({}): the {} is in the benchmark, if anything "
+        "larger than measured.",
+        head, list_changes(against), change);
   double total = std::fabs(t.change_percent());
   double explained = c.noise_explained_points;
   std::string what = slower ? list_changes(with) + on_cpus(c.new_cpus)
                             : "BASE having " + list_changes(with, true) + on_cpus(c.base_cpus);
   bool adjusted_unchanged = c.adjusted && c.adjusted->verdict == Verdict::no_change;
   if (explained >= total)
-    return fmt::format("{}; all of that coincides with {} ({:.1f} points of noise): likely noise. Rerun on an "
-                       "isolated CPU before {} the code.", head, what, explained, slower ? "blaming" : "crediting");
+    return fmt::format(
+        "{}; all of that coincides with {} ({:.1f} points of noise): likely noise. Rerun on an "
+        "isolated CPU before {} the code.",
+        head, what, explained, slower ? "blaming" : "crediting");
   if (explained >= 0.5 * total || adjusted_unchanged)
-    return fmt::format("{}; {:.1f} points of that coincide with {}: likely noise. Rerun on an isolated CPU "
-                       "before {} the code.", head, explained, what, slower ? "blaming" : "crediting");
-  return fmt::format("{}; {:.1f} points of that coincide with {}, the other {:.1f} points are likely in the "
-                     "benchmark.", head, explained, what, total - explained);
+    return fmt::format(
+        "{}; {:.1f} points of that coincide with {}: likely noise. Rerun on an isolated CPU "
+        "before {} the code.",
+        head, explained, what, slower ? "blaming" : "crediting");
+  return fmt::format(
+      "{}; {:.1f} points of that coincide with {}, the other {:.1f} points are likely in the "
+      "benchmark.",
+      head, explained, what, total - explained);
 }
 
 std::string unchanged_timing(const BenchmarkComparison& c, const Options& o, double level, size_t family) {
@@ -124,39 +131,38 @@ std::string unchanged_timing(const BenchmarkComparison& c, const Options& o, dou
   std::string what = fmt::format("NEW is {:.1f} % {} ({}, {})", std::fabs(t.change_percent()),
                                  t.ratio >= 1 ? "slower" : "faster", interval_percent(t, level), p_text(t, family));
   std::string head;
-  if (t.significant)
-    head = fmt::format("No change beyond the {:g} % threshold: {}", o.threshold_percent, what);
+  if (t.significant) head = fmt::format("No change beyond the {:g} % threshold: {}", o.threshold_percent, what);
   else if (t.p_value < o.alpha)  // significant alone, not once every benchmark's chance is counted
     head = "No significant change once all the benchmarks are taken together: " + what;
-  else
-    head = "No significant change: " + what;
+  else head = "No significant change: " + what;
   // Not finding a difference is not showing there is none: say which it is.
-  head += t.equivalent ? fmt::format(". The same within ±{:g} %: the interval lies inside it", o.threshold_percent)
-                       : fmt::format(". Not shown to be the same: the interval reaches beyond ±{:g} %",
-                                     o.threshold_percent);
+  head += t.equivalent
+              ? fmt::format(". The same within ±{:g} %: the interval lies inside it", o.threshold_percent)
+              : fmt::format(". Not shown to be the same: the interval reaches beyond ±{:g} %", o.threshold_percent);
   auto changed = material(c, 0);
   if (!c.has_noise || changed.empty()) return head + ".";
   double hidden = 0;
   for (const auto* n : changed) hidden += std::fabs(n->change_points);
-  return fmt::format("{}; but the noise changed ({} in NEW), which may hide a change of up to {:.1f} points.",
-                     head, list_changes(changed), hidden);
+  return fmt::format("{}; but the noise changed ({} in NEW), which may hide a change of up to {:.1f} points.", head,
+                     list_changes(changed), hidden);
 }
 
 std::string inconclusive_timing(const BenchmarkComparison& c) {
   const auto& t = c.timing;
-  return fmt::format("Inconclusive: {} run{} in BASE and {} in NEW, so no test is possible; on those alone NEW is "
-                     "{:.1f} % {} (NEW/BASE {:.4g}), which cannot be told from noise. Rerun with {} or more.",
-                     c.base.runs, c.base.runs == 1 ? "" : "s", c.next.runs, std::fabs(t.change_percent()),
-                     t.ratio >= 1 ? "slower" : "faster", t.ratio, c.rerun_hint);
+  return fmt::format(
+      "Inconclusive: {} run{} in BASE and {} in NEW, so no test is possible; on those alone NEW is "
+      "{:.1f} % {} (NEW/BASE {:.4g}), which cannot be told from noise. Rerun with {} or more.",
+      c.base.runs, c.base.runs == 1 ? "" : "s", c.next.runs, std::fabs(t.change_percent()),
+      t.ratio >= 1 ? "slower" : "faster", t.ratio, c.rerun_hint);
 }
 
 // Wall and CPU time pointing different ways say what kind of change it is.
 std::string cpu_sentence(const BenchmarkComparison& c, const Options& o) {
   if (!c.cpu || !c.cpu->disagrees) return {};
   const auto& t = c.cpu->timing;
-  std::string moved = direction(t, o) == 0 ? fmt::format("did not change ({:+.1f} %", t.change_percent())
-                                           : fmt::format("{} {:.1f} % (", t.ratio > 1 ? "rose" : "fell",
-                                                         std::fabs(t.change_percent()));
+  std::string moved = direction(t, o) == 0
+                          ? fmt::format("did not change ({:+.1f} %", t.change_percent())
+                          : fmt::format("{} {:.1f} % (", t.ratio > 1 ? "rose" : "fell", std::fabs(t.change_percent()));
   std::string test = t.tested ? "p " + p_number(t.p_adjusted) : "no test";
   std::string sep = direction(t, o) == 0 ? ", " : "";
   const char* sign = direction(c.timing, o) > direction(t, o)
@@ -180,7 +186,7 @@ std::string explain(const BenchmarkComparison& c, const Options& options, size_t
   double level = (1 - options.alpha) * 100;
   if (c.timing.verdict == Verdict::inconclusive) return inconclusive_timing(c) + cpu_sentence(c, options);
   std::string s = c.timing.verdict == Verdict::no_change ? unchanged_timing(c, options, level, family)
-                                                          : changed_timing(c, level, family);
+                                                         : changed_timing(c, level, family);
   s += cpu_sentence(c, options);
   if (c.few_runs) {
     std::string runs = c.base.runs == c.next.runs ? fmt::format("{} runs per side", c.base.runs)

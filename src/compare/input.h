@@ -20,13 +20,13 @@ std::string_view format_name(InputFormat f);
 
 struct Benchmark {
   std::string name;
-  std::vector<double> times_ns;       // one per measured repetition, in recorded order
-  std::optional<RunRecord> record;    // noisewatch reports only: per-run noise, host, cpus
+  std::vector<double> times_ns;     // one per measured repetition, in recorded order
+  std::optional<RunRecord> record;  // noisewatch reports only: per-run noise, host, cpus
   // CPU time (user + system) per repetition where the input has it for every repetition, or only
   // its mean (hyperfine); both empty when the input has none.
   std::vector<double> cpu_ns;
   std::optional<double> cpu_mean_ns;
-  std::string cpu_basis;              // the input's name for it: "cpu_time", "user+sys", ...
+  std::string cpu_basis;  // the input's name for it: "cpu_time", "user+sys", ...
   // Each measured pyperf worker run's `duration`, as pyperf timed it inside the worker: from a
   // pyperf JSON (its runs with values), or from a --windows pyperf record (its measured windows'
   // harness_duration_ns). Empty unless every measured run has one. pyperf_measures.h says why.
@@ -41,7 +41,7 @@ struct HostField {
 };
 
 struct InputFile {
-  std::string label;                  // the path as the user gave it
+  std::string label;  // the path as the user gave it
   InputFormat format = InputFormat::noisewatch;
   std::vector<Benchmark> benchmarks;  // never empty, names unique, every times_ns non-empty
   std::vector<std::string> notes;     // things worth telling the user (skipped rows, failed runs)

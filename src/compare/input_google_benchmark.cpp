@@ -83,8 +83,8 @@ void read_context(const json& j, InputFile& in) {
   auto ctx = j.find("context");
   if (ctx == j.end() || !ctx->is_object()) return;
   auto text = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
-  for (const char* key : {"host_name", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled", "aslr_enabled",
-                          "library_build_type"}) {
+  for (const char* key :
+       {"host_name", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled", "aslr_enabled", "library_build_type"}) {
     auto it = ctx->find(key);
     if (it == ctx->end() || it->is_null()) continue;
     // mhz_per_cpu is measured at start-up and wanders by a few MHz between runs of one machine.
@@ -158,9 +158,8 @@ std::vector<Benchmark> parse_google_benchmark(const json& j, InputFile& in) {
     }
     auto rt = row.find("real_time");
     if (rt == row.end() || !rt->is_number()) throw Error(where + " has no numeric \"real_time\"");
-    std::string unit = row.contains("time_unit") && row["time_unit"].is_string()
-                           ? row["time_unit"].get<std::string>()
-                           : "ns";
+    std::string unit =
+        row.contains("time_unit") && row["time_unit"].is_string() ? row["time_unit"].get<std::string>() : "ns";
     double per = ns_per(unit, where);
     double ns = checked_time_ns(rt->get<double>(), per, where + ".real_time");
     auto [it, inserted] = index.try_emplace(name, out.size());
@@ -182,19 +181,23 @@ std::vector<Benchmark> parse_google_benchmark(const json& j, InputFile& in) {
     return index.count(n) || errors.message.count(n) || skipped.message.count(n);
   });
   if (out.empty() && !aggregate_only.empty())
-    throw Error(fmt::format("has only aggregate rows (mean, median, stddev) and no repetition: compare tests the "
-                            "repetitions themselves, so rerun without --benchmark_report_aggregates_only, with "
-                            "{} or more", rerun_hint(InputFormat::google_benchmark, 10)));
+    throw Error(
+        fmt::format("has only aggregate rows (mean, median, stddev) and no repetition: compare tests the "
+                    "repetitions themselves, so rerun without --benchmark_report_aggregates_only, with "
+                    "{} or more",
+                    rerun_hint(InputFormat::google_benchmark, 10)));
   if (!aggregate_only.empty())
-    in.notes.push_back(fmt::format("{} benchmark{} only aggregate rows, not compared ({}): rerun without "
-                                   "--benchmark_report_aggregates_only",
-                                   aggregate_only.size(), aggregate_only.size() == 1 ? " has" : "s have",
-                                   join_names(aggregate_only)));
+    in.notes.push_back(
+        fmt::format("{} benchmark{} only aggregate rows, not compared ({}): rerun without "
+                    "--benchmark_report_aggregates_only",
+                    aggregate_only.size(), aggregate_only.size() == 1 ? " has" : "s have", join_names(aggregate_only)));
   if (!errors.names.empty()) in.notes.push_back(errors.note("reported an error (error_occurred)"));
   if (!skipped.names.empty()) in.notes.push_back(skipped.note("skipped itself (SkipWithMessage)"));
   if (complexity > 0)
-    in.notes.push_back(fmt::format("{} complexity fit row{} (BigO, RMS) not compared: they summarise arguments, "
-                                   "not repetitions", complexity, complexity == 1 ? "" : "s"));
+    in.notes.push_back(
+        fmt::format("{} complexity fit row{} (BigO, RMS) not compared: they summarise arguments, "
+                    "not repetitions",
+                    complexity, complexity == 1 ? "" : "s"));
   return out;
 }
 

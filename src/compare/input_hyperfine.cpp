@@ -22,8 +22,10 @@ std::vector<Benchmark> parse_hyperfine(const json& j, InputFile& in) {
     if (!r.contains("command") || !r["command"].is_string()) throw Error(where + " has no \"command\" string");
     auto times = r.find("times");
     if (times == r.end() || !times->is_array())
-      throw Error(fmt::format("{} (\"{}\") has no \"times\" array: export with a hyperfine that records "
-                              "every run (--export-json)", where, r["command"].get<std::string>()));
+      throw Error(
+          fmt::format("{} (\"{}\") has no \"times\" array: export with a hyperfine that records "
+                      "every run (--export-json)",
+                      where, r["command"].get<std::string>()));
     Benchmark b{r["command"].get<std::string>(), {}, std::nullopt, {}, std::nullopt, "user+system means"};
     for (size_t k = 0; k < times->size(); ++k) {
       const json& t = (*times)[k];
@@ -40,8 +42,7 @@ std::vector<Benchmark> parse_hyperfine(const json& j, InputFile& in) {
       int failed = 0;
       for (const auto& c : *codes)
         if (!c.is_number_integer() || c.get<long long>() != 0) ++failed;
-      if (failed > 0)
-        in.notes.push_back(fmt::format("\"{}\": {} run(s) exited non-zero", b.name, failed));
+      if (failed > 0) in.notes.push_back(fmt::format("\"{}\": {} run(s) exited non-zero", b.name, failed));
     }
     out.push_back(std::move(b));
   }

@@ -19,10 +19,14 @@ using nlohmann::json;
 
 std::string_view format_name(InputFormat f) {
   switch (f) {
-    case InputFormat::noisewatch: return "noisewatch";
-    case InputFormat::google_benchmark: return "google-benchmark";
-    case InputFormat::hyperfine: return "hyperfine";
-    case InputFormat::pyperf: return "pyperf";
+    case InputFormat::noisewatch:
+      return "noisewatch";
+    case InputFormat::google_benchmark:
+      return "google-benchmark";
+    case InputFormat::hyperfine:
+      return "hyperfine";
+    case InputFormat::pyperf:
+      return "pyperf";
   }
   return "unknown";
 }
@@ -36,8 +40,7 @@ double checked_time_ns(double value, double ns_per_unit, const std::string& wher
 
 namespace {
 
-const char* kUnknownShape =
-    "is neither a noisewatch run report nor Google Benchmark, hyperfine or pyperf JSON";
+const char* kUnknownShape = "is neither a noisewatch run report nor Google Benchmark, hyperfine or pyperf JSON";
 
 bool array_of_objects_with(const json& j, const char* key, const char* field) {
   auto it = j.find(key);
@@ -51,8 +54,10 @@ InputFormat detect(const json& j, const std::string& label) {
   if (auto it = j.find("schema"); it != j.end()) {
     std::string schema = it->is_string() ? it->get<std::string>() : it->dump();
     if (schema.rfind("noisewatch.run/", 0) == 0) return InputFormat::noisewatch;
-    throw Error(fmt::format("{} has schema {}: compare needs run reports, written by "
-                            "`noisewatch --json FILE -- CMD`", label, schema));
+    throw Error(
+        fmt::format("{} has schema {}: compare needs run reports, written by "
+                    "`noisewatch --json FILE -- CMD`",
+                    label, schema));
   }
   if (array_of_objects_with(j, "results", "command")) return InputFormat::hyperfine;
   if (j.contains("benchmarks") && j["benchmarks"].is_array()) {
@@ -71,10 +76,18 @@ InputFile parse_input(const json& j, const std::string& label) {
   in.format = detect(j, label);
   try {
     switch (in.format) {
-      case InputFormat::noisewatch: in.benchmarks = parse_noisewatch(j, in); break;
-      case InputFormat::google_benchmark: in.benchmarks = parse_google_benchmark(j, in); break;
-      case InputFormat::hyperfine: in.benchmarks = parse_hyperfine(j, in); break;
-      case InputFormat::pyperf: in.benchmarks = parse_pyperf(j, in); break;
+      case InputFormat::noisewatch:
+        in.benchmarks = parse_noisewatch(j, in);
+        break;
+      case InputFormat::google_benchmark:
+        in.benchmarks = parse_google_benchmark(j, in);
+        break;
+      case InputFormat::hyperfine:
+        in.benchmarks = parse_hyperfine(j, in);
+        break;
+      case InputFormat::pyperf:
+        in.benchmarks = parse_pyperf(j, in);
+        break;
     }
   } catch (const Error& e) {
     throw Error(fmt::format("{} ({} JSON): {}", label, format_name(in.format), e.what()));
@@ -87,11 +100,9 @@ InputFile parse_input(const json& j, const std::string& label) {
                             format_name(in.format), in.notes.empty() ? "" : ": " + in.notes.front()));
   std::set<std::string> seen;
   for (const auto& b : in.benchmarks) {
-    if (b.times_ns.empty())
-      throw Error(fmt::format("{}: benchmark \"{}\" has no measured repetitions", label, b.name));
+    if (b.times_ns.empty()) throw Error(fmt::format("{}: benchmark \"{}\" has no measured repetitions", label, b.name));
     if (!seen.insert(b.name).second)
-      throw Error(fmt::format("{}: benchmark \"{}\" appears twice; compare cannot tell which to use",
-                              label, b.name));
+      throw Error(fmt::format("{}: benchmark \"{}\" appears twice; compare cannot tell which to use", label, b.name));
   }
   return in;
 }
@@ -118,11 +129,15 @@ std::string join_names(const std::vector<std::string>& names, size_t shown) {
 
 std::string rerun_hint(InputFormat f, size_t runs) {
   switch (f) {
-    case InputFormat::noisewatch: return fmt::format("--runs {}", runs);
-    case InputFormat::google_benchmark: return fmt::format("--benchmark_repetitions={}", runs);
-    case InputFormat::hyperfine: return fmt::format("--runs {}", runs);
+    case InputFormat::noisewatch:
+      return fmt::format("--runs {}", runs);
+    case InputFormat::google_benchmark:
+      return fmt::format("--benchmark_repetitions={}", runs);
+    case InputFormat::hyperfine:
+      return fmt::format("--runs {}", runs);
     // pyperf's values are processes x values per process; its defaults are 20 x 3.
-    case InputFormat::pyperf: return fmt::format("--processes {} --values 3", runs);
+    case InputFormat::pyperf:
+      return fmt::format("--processes {} --values 3", runs);
   }
   return {};
 }

@@ -68,8 +68,9 @@ std::vector<Benchmark> parse_noisewatch(const json& j, InputFile& in) {
     throw Error(e.what());
   }
   if (rec.compare_sides)
-    throw Error("it is a live compare's record (runs of A and B interleaved): compare it alone, "
-                "noisewatch compare FILE, or one side of it with report --label A");
+    throw Error(
+        "it is a live compare's record (runs of A and B interleaved): compare it alone, "
+        "noisewatch compare FILE, or one side of it with report --label A");
   std::vector<Benchmark> out;
   // --windows gbench, --windows pyperf: each benchmark the harness ran under the name it gives it
   // (the window labels), so the record compares with the harness's own JSON (and with another such
@@ -78,9 +79,9 @@ std::vector<Benchmark> parse_noisewatch(const json& j, InputFile& in) {
   // them labelled with the program's name: one benchmark named by the command, as before.
   const std::string harness = rec.windows_harness ? rec.windows_harness->name : "";
   const auto measured = rec.measured();
-  const bool pyperf_named = harness == "pyperf" && std::any_of(measured.begin(), measured.end(), [](const RunSample* r) {
-                              return r->harness_duration_ns.has_value();
-                            });
+  const bool pyperf_named =
+      harness == "pyperf" && std::any_of(measured.begin(), measured.end(),
+                                         [](const RunSample* r) { return r->harness_duration_ns.has_value(); });
   if ((harness == "gbench" || pyperf_named) && !measured.empty()) {
     for (const auto& label : measured_labels(rec))
       if (!label.empty()) out.push_back(one_benchmark(label, only_label(rec, label), in));

@@ -21,8 +21,8 @@ bool is_gzip(std::string_view b) { return b.size() >= 2 && uint8_t(b[0]) == 0x1f
 
 // A BOM, or a NUL in every other byte of the first ones ({"... as UTF-16 is '{' 0 '"' 0).
 bool looks_utf16(std::string_view b) {
-  if (b.size() >= 2 && ((uint8_t(b[0]) == 0xff && uint8_t(b[1]) == 0xfe) ||
-                        (uint8_t(b[0]) == 0xfe && uint8_t(b[1]) == 0xff)))
+  if (b.size() >= 2 &&
+      ((uint8_t(b[0]) == 0xff && uint8_t(b[1]) == 0xfe) || (uint8_t(b[0]) == 0xfe && uint8_t(b[1]) == 0xff)))
     return true;
   size_t n = std::min<size_t>(b.size(), 64) & ~size_t(1);
   if (n < 4) return false;
@@ -31,15 +31,15 @@ bool looks_utf16(std::string_view b) {
   return odd_nul == n / 2 || even_nul == n / 2;
 }
 
-bool only_whitespace(std::string_view b) {
-  return b.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
+bool only_whitespace(std::string_view b) { return b.find_first_not_of(" \t\r\n") == std::string_view::npos; }
 
 // Every gzip member in turn (`cat a.gz b.gz` is valid gzip), bounded by kMaxInflatedBytes.
 std::string gunzip(std::string_view in, const std::string& label) {
   auto fail = [&](const std::string& why) {
-    return Error(fmt::format("{} is gzip-compressed but cannot be decompressed ({}): check it with "
-                             "`gzip -t {}`, or pass the uncompressed JSON", label, why, label));
+    return Error(
+        fmt::format("{} is gzip-compressed but cannot be decompressed ({}): check it with "
+                    "`gzip -t {}`, or pass the uncompressed JSON",
+                    label, why, label));
   };
   z_stream z{};
   if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw fail("zlib could not start");
@@ -59,7 +59,8 @@ std::string gunzip(std::string_view in, const std::string& label) {
     }
     if (rc == Z_STREAM_END) {
       if (z.avail_in == 0) break;
-      if (!is_gzip({reinterpret_cast<const char*>(z.next_in), z.avail_in})) break;  // trailing junk: ignored, as gzip does
+      if (!is_gzip({reinterpret_cast<const char*>(z.next_in), z.avail_in}))
+        break;  // trailing junk: ignored, as gzip does
       inflateReset(&z);
       continue;
     }
@@ -81,9 +82,9 @@ std::string gunzip(std::string_view in, const std::string& label) {
 enum class Literal : uint8_t { null, nan, infinity, minus_infinity };
 
 struct Prepared {
-  std::string text;                 // the non-finite literals replaced by null
-  std::vector<Literal> nulls;       // one per null in `text`
-  std::vector<size_t> grown_at;     // positions in `text` where a replacement added a byte
+  std::string text;              // the non-finite literals replaced by null
+  std::vector<Literal> nulls;    // one per null in `text`
+  std::vector<size_t> grown_at;  // positions in `text` where a replacement added a byte
   bool any_nonfinite = false;
 };
 
@@ -142,14 +143,18 @@ size_t original_byte(const Prepared& p, size_t byte) {
 
 std::string decode_input_bytes(std::string_view bytes, const std::string& label) {
   if (bytes.empty())
-    throw Error(fmt::format("{} is empty (0 bytes): pass the JSON file the benchmark wrote (did it fail "
-                            "before writing it?)", label));
+    throw Error(
+        fmt::format("{} is empty (0 bytes): pass the JSON file the benchmark wrote (did it fail "
+                    "before writing it?)",
+                    label));
   std::string text = is_gzip(bytes) ? gunzip(bytes, label) : std::string(bytes);
   const char* gz = is_gzip(bytes) ? " once decompressed" : "";
   if (looks_utf16(text))
-    throw Error(fmt::format("{} is UTF-16 text{} (as a Windows shell redirect writes); compare reads UTF-8 "
-                            "JSON: convert it with `iconv -f UTF-16 -t UTF-8`, or let the tool write the file "
-                            "itself (--benchmark_out, --export-json, -o)", label, gz));
+    throw Error(
+        fmt::format("{} is UTF-16 text{} (as a Windows shell redirect writes); compare reads UTF-8 "
+                    "JSON: convert it with `iconv -f UTF-16 -t UTF-8`, or let the tool write the file "
+                    "itself (--benchmark_out, --export-json, -o)",
+                    label, gz));
   if (only_whitespace(text))
     throw Error(fmt::format("{} is empty{} (only whitespace): pass the JSON file the benchmark wrote", label, gz));
   return text;
@@ -163,18 +168,25 @@ json parse_json_allowing_nonfinite(std::string_view text, const std::string& lab
     json::parser_callback_t restore = [&](int, json::parse_event_t event, json& parsed) {
       if (event == json::parse_event_t::value && parsed.is_null() && next < p.nulls.size()) {
         switch (p.nulls[next++]) {
-          case Literal::null: break;
-          case Literal::nan: parsed = std::numeric_limits<double>::quiet_NaN(); break;
-          case Literal::infinity: parsed = std::numeric_limits<double>::infinity(); break;
-          case Literal::minus_infinity: parsed = -std::numeric_limits<double>::infinity(); break;
+          case Literal::null:
+            break;
+          case Literal::nan:
+            parsed = std::numeric_limits<double>::quiet_NaN();
+            break;
+          case Literal::infinity:
+            parsed = std::numeric_limits<double>::infinity();
+            break;
+          case Literal::minus_infinity:
+            parsed = -std::numeric_limits<double>::infinity();
+            break;
         }
       }
       return true;
     };
     return json::parse(p.text, restore);
   } catch (const json::parse_error& e) {
-    throw Error(fmt::format("{} is not valid JSON (byte {}): pass a benchmark report file", label,
-                            original_byte(p, e.byte)));
+    throw Error(
+        fmt::format("{} is not valid JSON (byte {}): pass a benchmark report file", label, original_byte(p, e.byte)));
   } catch (const json::exception&) {
     // e.g. a number literal beyond double range (out_of_range.406)
     throw Error(fmt::format("{} is not JSON that noisewatch can read (a number is out of range)", label));

@@ -44,12 +44,9 @@ void source_names(const RunRecord& rec, std::set<std::string>& out) {
 
 }  // namespace
 
-bool is_material(const NoiseChange& c) {
-  return c.significant && std::fabs(c.change_points) >= kMaterialPoints;
-}
+bool is_material(const NoiseChange& c) { return c.significant && std::fabs(c.change_points) >= kMaterialPoints; }
 
-std::vector<NoiseChange> diff_noise(const RunRecord& base, const RunRecord& next, double base_median_ns,
-                                    double alpha) {
+std::vector<NoiseChange> diff_noise(const RunRecord& base, const RunRecord& next, double base_median_ns, double alpha) {
   std::set<std::string> names;
   source_names(base, names);
   source_names(next, names);

@@ -11,8 +11,7 @@ namespace nw::compare {
 // Per source present in either record: mean time and count per measured run on each side, the
 // change relative to BASE's median wall time, and Mann-Whitney significance (Holm-corrected
 // across sources, since many sources are tested at once). Sorted by decreasing |change_ns|.
-std::vector<NoiseChange> diff_noise(const RunRecord& base, const RunRecord& next, double base_median_ns,
-                                    double alpha);
+std::vector<NoiseChange> diff_noise(const RunRecord& base, const RunRecord& next, double base_median_ns, double alpha);
 
 // Wall time minus the time noise stole from each measured run (RunSample::stolen_ns): what the
 // benchmark would have taken undisturbed, as far as the probes saw.

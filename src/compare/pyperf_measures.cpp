@@ -48,7 +48,8 @@ void align_pyperf_measures(InputFile& base, InputFile& next, std::vector<std::st
                : ""));
     return;
   }
-  const bool json_rec = (base.format == InputFormat::pyperf && next_rec) || (base_rec && next.format == InputFormat::pyperf);
+  const bool json_rec =
+      (base.format == InputFormat::pyperf && next_rec) || (base_rec && next.format == InputFormat::pyperf);
   if (!json_rec) return;
   std::map<std::string, Benchmark*> others;
   for (auto& b : next.benchmarks) others[b.name] = &b;
@@ -60,7 +61,8 @@ void align_pyperf_measures(InputFile& base, InputFile& next, std::vector<std::st
     for (auto* side : {&b, it->second}) {
       if (side->run_durations_ns.empty())
         throw Error(fmt::format(
-            "benchmark \"{}\": {} has no pyperf duration for its runs, so it cannot be compared with {}: pyperf's values "
+            "benchmark \"{}\": {} has no pyperf duration for its runs, so it cannot be compared with {}: pyperf's "
+            "values "
             "are per loop, a --windows pyperf window is a whole worker process. {}",
             b.name, side == &b ? "BASE" : "NEW", side == &b ? "NEW" : "BASE",
             (side == &b) == base_rec

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "compare/input.h"
 #include "common/durations.h"
+#include "compare/input.h"
 #include "compare/render.h"
 
 namespace nw::compare {
@@ -22,19 +22,18 @@ std::string format_signed_points(double pts) { return fmt::format("{:+.2f}", pts
 
 std::string summary_sentence(const Comparison& c) {
   const Summary& s = c.summary;
-  return fmt::format("{} benchmark{}: {} slower, {} faster, {} no change, {} inconclusive; geometric mean of "
-                     "NEW/BASE {:.4f} ({:+.2f} %)",
-                     s.benchmarks, s.benchmarks == 1 ? "" : "s", s.slower, s.faster, s.no_change, s.inconclusive,
-                     s.geomean_ratio, (s.geomean_ratio - 1) * 100);
+  return fmt::format(
+      "{} benchmark{}: {} slower, {} faster, {} no change, {} inconclusive; geometric mean of "
+      "NEW/BASE {:.4f} ({:+.2f} %)",
+      s.benchmarks, s.benchmarks == 1 ? "" : "s", s.slower, s.faster, s.no_change, s.inconclusive, s.geomean_ratio,
+      (s.geomean_ratio - 1) * 100);
 }
 
 std::string change_cell(const TimingResult& t) { return fmt::format("{:+.2f} %", t.change_percent()); }
 
 std::string p_cell(const TimingResult& t) { return t.tested ? format_p(t.p_adjusted) : "—"; }
 
-std::string test_method(const TimingResult& t) {
-  return !t.tested ? "no test" : t.exact ? "exact" : "normal approx.";
-}
+std::string test_method(const TimingResult& t) { return !t.tested ? "no test" : t.exact ? "exact" : "normal approx."; }
 
 std::string untested_words(const Comparison& c) {
   return c.live ? "confidence sequence, no p-value" : "no test (fewer than 2 runs on a side)";
@@ -42,21 +41,23 @@ std::string untested_words(const Comparison& c) {
 
 std::string test_legend(const Comparison& c) {
   if (c.live)
-    return fmt::format("change: B/A of the medians; decided by a {:g} % confidence sequence for the median of "
-                       "log(B/A) over the pairs, valid at every pair (no p-value)",
-                       (1 - c.options.alpha) * 100);
+    return fmt::format(
+        "change: B/A of the medians; decided by a {:g} % confidence sequence for the median of "
+        "log(B/A) over the pairs, valid at every pair (no p-value)",
+        (1 - c.options.alpha) * 100);
   const Summary& s = c.summary;
   std::string method;
   if (s.exact == s.tested) method = "exact distribution";
   else if (s.exact == 0) method = "normal approximation, tie-corrected: ties or over 50 runs a side";
   else
-    method = fmt::format("exact for {}, normal approximation for {} (ties or over 50 runs)", s.exact,
-                         s.tested - s.exact);
+    method =
+        fmt::format("exact for {}, normal approximation for {} (ties or over 50 runs)", s.exact, s.tested - s.exact);
   std::string family = s.tested > 1 ? fmt::format(", Holm-adjusted over {} benchmarks", s.tested) : "";
   if (s.tested == 0) return "change: NEW/BASE of the medians; no test: fewer than 2 runs on a side";
-  return fmt::format("p: two-sided Mann-Whitney U ({}){}; change: NEW/BASE of the medians; verdicts need "
-                     "p < {:g} and a change beyond ±{:g} %", method, family, c.options.alpha,
-                     c.options.threshold_percent);
+  return fmt::format(
+      "p: two-sided Mann-Whitney U ({}){}; change: NEW/BASE of the medians; verdicts need "
+      "p < {:g} and a change beyond ±{:g} %",
+      method, family, c.options.alpha, c.options.threshold_percent);
 }
 
 std::string cpu_note(const BenchmarkComparison& b) {
@@ -83,9 +84,10 @@ std::string inconclusive_paragraph(const Comparison& c) {
   std::string hint;
   for (const auto& b : c.benchmarks)
     if (b.timing.verdict == Verdict::inconclusive) hint = b.rerun_hint;
-  return fmt::format("Inconclusive ({}): fewer than 2 runs on a side, so no test is possible and the ratios above "
-                     "cannot be told from noise. Rerun with {} or more: {}", names.size(), hint,
-                     join_names(names, 8));
+  return fmt::format(
+      "Inconclusive ({}): fewer than 2 runs on a side, so no test is possible and the ratios above "
+      "cannot be told from noise. Rerun with {} or more: {}",
+      names.size(), hint, join_names(names, 8));
 }
 
 std::string fail_above_sentence(const Comparison& c) {
@@ -125,15 +127,16 @@ std::vector<std::string> live_lines(const Comparison& c) {
   std::vector<std::string> out;
   out.push_back(c.top().explanation);
   const auto& cpus = c.top().base_cpus;
-  out.push_back(fmt::format("A and B ran in pairs of random order on CPU {}: {} pair{} (at most {}).",
-                            cpus_text(cpus), l.decision.pairs, l.decision.pairs == 1 ? "" : "s", l.max_pairs));
+  out.push_back(fmt::format("A and B ran in pairs of random order on CPU {}: {} pair{} (at most {}).", cpus_text(cpus),
+                            l.decision.pairs, l.decision.pairs == 1 ? "" : "s", l.max_pairs));
   if (!l.failure.empty()) out.push_back(fmt::format("{}: stopped there.", l.failure));
   if (!l.disturbed.empty()) {
     // Grouped by source, the most frequent first: a hog that struck 15 runs is one item.
     std::map<std::string, std::vector<const DisturbedRun*>> by_source;
     for (const auto& d : l.disturbed) by_source[d.source].push_back(&d);
     std::vector<std::pair<std::string, std::vector<const DisturbedRun*>>> groups(by_source.begin(), by_source.end());
-    std::stable_sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
     std::vector<std::string> items;
     size_t rest = 0, rest_sources = 0;
     for (const auto& [source, runs] : groups) {
@@ -152,13 +155,15 @@ std::vector<std::string> live_lines(const Comparison& c) {
                                   runs.size() == 1 ? "" : "s", which, format_duration(worst),
                                   format_duration(runs.front()->typical_ns)));
     }
-    if (rest) items.push_back(fmt::format("{} more by {} other source{}", rest, rest_sources, rest_sources == 1 ? "" : "s"));
+    if (rest)
+      items.push_back(fmt::format("{} more by {} other source{}", rest, rest_sources, rest_sources == 1 ? "" : "s"));
     out.push_back(fmt::format("{} run{} one source disturbed far beyond the others: {}.", l.disturbed.size(),
                               l.disturbed.size() == 1 ? "" : "s", fmt::join(items, "; ")));
     if (l.undisturbed)
-      out.push_back(fmt::format("Without those pairs: {} (beside the decision above, not instead of it: leaving "
-                                "runs out after seeing them is not part of the sequential guarantee).",
-                                decision_words(*l.undisturbed)));
+      out.push_back(
+          fmt::format("Without those pairs: {} (beside the decision above, not instead of it: leaving "
+                      "runs out after seeing them is not part of the sequential guarantee).",
+                      decision_words(*l.undisturbed)));
   }
   for (const auto& o : l.obstacles) {
     std::string where = o.source == "unexplained" ? "" : fmt::format(" on CPU {}", cpus_text(cpus));

@@ -36,7 +36,10 @@ json timing_json(const TimingResult& t) {
 json bound(double v) { return std::isfinite(v) && v > 0 ? json(v) : json(nullptr); }
 
 json decision_json(const SequentialDecision& d) {
-  return {{"outcome", d.outcome}, {"pairs", d.pairs}, {"ratio", d.ratio}, {"ci", json::array({bound(d.low), bound(d.high)})}};
+  return {{"outcome", d.outcome},
+          {"pairs", d.pairs},
+          {"ratio", d.ratio},
+          {"ci", json::array({bound(d.low), bound(d.high)})}};
 }
 
 json live_json(const LiveComparison& l) {
@@ -47,7 +50,10 @@ json live_json(const LiveComparison& l) {
   j["method"] = "median confidence sequence (beta-binomial mixture, Howard & Ramdas 2022)";
   json dist = json::array();
   for (const auto& d : l.disturbed)
-    dist.push_back({{"pair", d.pair}, {"side", d.side}, {"source", d.source}, {"time_ns", d.time_ns},
+    dist.push_back({{"pair", d.pair},
+                    {"side", d.side},
+                    {"source", d.source},
+                    {"time_ns", d.time_ns},
                     {"typical_ns", d.typical_ns}});
   j["disturbed"] = std::move(dist);
   j["undisturbed"] = l.undisturbed ? decision_json(*l.undisturbed) : json(nullptr);
@@ -116,9 +122,14 @@ json to_json(const Comparison& c) {
   json top = benchmark_json(c.top());
   for (const char* key : {"verdict", "ratio", "ci", "p_value", "noise_diff", "name"}) j[key] = top[key];
   const Summary& s = c.summary;
-  j["summary"] = {{"benchmarks", s.benchmarks}, {"slower", s.slower},           {"faster", s.faster},
-                  {"no_change", s.no_change},   {"inconclusive", s.inconclusive}, {"geomean_ratio", s.geomean_ratio},
-                  {"tested", s.tested},         {"exact", s.exact}};
+  j["summary"] = {{"benchmarks", s.benchmarks},
+                  {"slower", s.slower},
+                  {"faster", s.faster},
+                  {"no_change", s.no_change},
+                  {"inconclusive", s.inconclusive},
+                  {"geomean_ratio", s.geomean_ratio},
+                  {"tested", s.tested},
+                  {"exact", s.exact}};
   for (auto& [key, value] : top.items())
     if (!j.contains(key)) j[key] = value;
   j["base_file"] = {{"path", c.base_label}, {"format", c.base_format}};

@@ -22,10 +22,10 @@ void summary_table(std::string& out, const Comparison& c) {
   out += "| benchmark | BASE | NEW | change | p | verdict |\n|---|---:|---:|---:|---:|---|\n";
   for (const auto& b : c.benchmarks) {
     std::string note = cpu_note(b);
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {}{} |\n", markdown_cell(b.name),
-                       format_duration(b.base.median_ns), format_duration(b.next.median_ns), change_cell(b.timing),
-                       p_cell(b.timing), verdict_name(b.timing.verdict),
-                       note.empty() ? "" : fmt::format(" ({})", note));
+    out +=
+        fmt::format("| `{}` | {} | {} | {} | {} | {}{} |\n", markdown_cell(b.name), format_duration(b.base.median_ns),
+                    format_duration(b.next.median_ns), change_cell(b.timing), p_cell(b.timing),
+                    verdict_name(b.timing.verdict), note.empty() ? "" : fmt::format(" ({})", note));
   }
   out += fmt::format("\n{}\n\n", test_legend(c));
 }
@@ -36,8 +36,10 @@ void benchmark_markdown(std::string& out, const Comparison& c, const BenchmarkCo
   out += fmt::format("## `{}`: **{}**\n\n", markdown_cell(b.name), verdict_name(b.timing.verdict));
   if (!c.live) out += b.explanation + "\n\n";  // live: it leads the document
   out += fmt::format("| | median | cv | runs |\n|---|---:|---:|---:|\n");
-  out += fmt::format("| BASE | {} | {:.2f} % | {} |\n", format_duration(b.base.median_ns), b.base.cv * 100, b.base.runs);
-  out += fmt::format("| NEW | {} | {:.2f} % | {} |\n\n", format_duration(b.next.median_ns), b.next.cv * 100, b.next.runs);
+  out +=
+      fmt::format("| BASE | {} | {:.2f} % | {} |\n", format_duration(b.base.median_ns), b.base.cv * 100, b.base.runs);
+  out +=
+      fmt::format("| NEW | {} | {:.2f} % | {} |\n\n", format_duration(b.next.median_ns), b.next.cv * 100, b.next.runs);
   out += fmt::format("| | NEW/BASE | {:.0f} % CI | Hodges-Lehmann | p | verdict |\n|---|---:|---|---:|---:|---|\n",
                      (1 - o.alpha) * 100);
   auto row = [&](const std::string& what, const TimingResult& t, size_t n) {
@@ -50,8 +52,9 @@ void benchmark_markdown(std::string& out, const Comparison& c, const BenchmarkCo
   if (b.adjusted) row("wall minus noise", *b.adjusted, 1);
   out += "\n";
   if (b.has_noise && !b.noise_diff.empty()) {
-    out += "| noise source | BASE mean/run | NEW mean/run | change | points | p | significant |\n"
-           "|---|---:|---:|---:|---:|---:|---|\n";
+    out +=
+        "| noise source | BASE mean/run | NEW mean/run | change | points | p | significant |\n"
+        "|---|---:|---:|---:|---:|---:|---|\n";
     for (const auto& n : b.noise_diff)
       out += fmt::format("| `{}` | {} | {} | {}{} | {} | {} | {} |\n", markdown_cell(n.source),
                          format_duration(n.base_mean_ns), format_duration(n.new_mean_ns), n.change_ns >= 0 ? "+" : "",

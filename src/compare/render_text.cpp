@@ -23,8 +23,8 @@ std::vector<const NoiseChange*> rows_to_show(const std::vector<NoiseChange>& all
 
 std::string timing_line(const std::string& what, const TimingResult& t, double level, size_t family,
                         const std::string& untested) {
-  std::string ci = t.ci_bounded ? fmt::format("{:.0f} % CI {:.4f}–{:.4f}", level, t.ci_low, t.ci_high)
-                                : "no CI (too few runs)";
+  std::string ci =
+      t.ci_bounded ? fmt::format("{:.0f} % CI {:.4f}–{:.4f}", level, t.ci_low, t.ci_high) : "no CI (too few runs)";
   std::string p = untested;
   if (t.tested) {
     p = fmt::format("Mann-Whitney p {} ({})", format_p(t.p_value), test_method(t));
@@ -40,12 +40,13 @@ void noise_table(std::string& out, const BenchmarkComparison& b, const Options& 
   auto rows = rows_to_show(b.noise_diff);
   for (const auto* n : rows)
     out += fmt::format("  {:<28} {:>12} {:>12} {:>13} {:>7} {:>7}{}\n", n->source, format_duration(n->base_mean_ns),
-                       format_duration(n->new_mean_ns), fmt::format("{}{}", n->change_ns >= 0 ? "+" : "", format_duration(n->change_ns)),
+                       format_duration(n->new_mean_ns),
+                       fmt::format("{}{}", n->change_ns >= 0 ? "+" : "", format_duration(n->change_ns)),
                        format_signed_points(n->change_points), format_p(n->p_value), n->significant ? " *" : "");
   if (rows.size() < b.noise_diff.size())
     out += fmt::format("  ({} more sources, none significant)\n", b.noise_diff.size() - rows.size());
-  out += fmt::format("  * significant (Mann-Whitney, Holm-corrected, alpha {:g}); points: % of BASE's median\n",
-                     o.alpha);
+  out +=
+      fmt::format("  * significant (Mann-Whitney, Holm-corrected, alpha {:g}); points: % of BASE's median\n", o.alpha);
 }
 
 void benchmark_text(std::string& out, const Comparison& c, const BenchmarkComparison& b) {
@@ -72,13 +73,14 @@ void benchmark_text(std::string& out, const Comparison& c, const BenchmarkCompar
 void table(std::string& out, const Comparison& c) {
   size_t width = 9;
   for (const auto& b : c.benchmarks) width = std::max(width, std::min(b.name.size(), kMaxNameColumn));
-  out += fmt::format("  {:<{}}  {:>11}  {:>11}  {:>10}  {:>7}  {}\n", "benchmark", width, "BASE", "NEW", "change",
-                     "p", "verdict");
+  out += fmt::format("  {:<{}}  {:>11}  {:>11}  {:>10}  {:>7}  {}\n", "benchmark", width, "BASE", "NEW", "change", "p",
+                     "verdict");
   for (const auto& b : c.benchmarks) {
     std::string note = cpu_note(b);
-    out += fmt::format("  {:<{}}  {:>11}  {:>11}  {:>10}  {:>7}  {}{}\n", b.name, width,
-                       format_duration(b.base.median_ns), format_duration(b.next.median_ns), change_cell(b.timing),
-                       p_cell(b.timing), verdict_name(b.timing.verdict), note.empty() ? "" : fmt::format("  ({})", note));
+    out +=
+        fmt::format("  {:<{}}  {:>11}  {:>11}  {:>10}  {:>7}  {}{}\n", b.name, width, format_duration(b.base.median_ns),
+                    format_duration(b.next.median_ns), change_cell(b.timing), p_cell(b.timing),
+                    verdict_name(b.timing.verdict), note.empty() ? "" : fmt::format("  ({})", note));
   }
   out += "  " + test_legend(c) + "\n";
 }

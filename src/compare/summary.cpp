@@ -39,10 +39,18 @@ Summary summarize(const std::vector<BenchmarkComparison>& all) {
   for (const auto& b : all) {
     ++s.benchmarks;
     switch (b.timing.verdict) {
-      case Verdict::slower: ++s.slower; break;
-      case Verdict::faster: ++s.faster; break;
-      case Verdict::no_change: ++s.no_change; break;
-      case Verdict::inconclusive: ++s.inconclusive; break;
+      case Verdict::slower:
+        ++s.slower;
+        break;
+      case Verdict::faster:
+        ++s.faster;
+        break;
+      case Verdict::no_change:
+        ++s.no_change;
+        break;
+      case Verdict::inconclusive:
+        ++s.inconclusive;
+        break;
     }
     s.tested += b.timing.tested;
     s.exact += b.timing.tested && b.timing.exact;
@@ -56,10 +64,18 @@ size_t pick_headline(const std::vector<BenchmarkComparison>& all) {
   auto rank = [](const BenchmarkComparison& c) {
     int group = 0;
     switch (c.timing.verdict) {
-      case Verdict::slower: group = 3; break;
-      case Verdict::faster: group = 2; break;
-      case Verdict::inconclusive: group = 1; break;
-      case Verdict::no_change: group = 0; break;
+      case Verdict::slower:
+        group = 3;
+        break;
+      case Verdict::faster:
+        group = 2;
+        break;
+      case Verdict::inconclusive:
+        group = 1;
+        break;
+      case Verdict::no_change:
+        group = 0;
+        break;
     }
     return std::make_tuple(group, std::fabs(c.timing.change_percent()));
   };

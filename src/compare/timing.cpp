@@ -11,10 +11,14 @@ namespace nw::compare {
 
 std::string_view verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::slower: return "slower";
-    case Verdict::faster: return "faster";
-    case Verdict::no_change: return "no-change";
-    case Verdict::inconclusive: return "inconclusive";
+    case Verdict::slower:
+      return "slower";
+    case Verdict::faster:
+      return "faster";
+    case Verdict::no_change:
+      return "no-change";
+    case Verdict::inconclusive:
+      return "inconclusive";
   }
   return "no-change";
 }
@@ -42,8 +46,7 @@ void decide_verdict(TimingResult& r, const Options& options) {
   else r.verdict = Verdict::no_change;
 }
 
-TimingResult compare_timings(std::span<const double> base, std::span<const double> next,
-                             const Options& options) {
+TimingResult compare_timings(std::span<const double> base, std::span<const double> next, const Options& options) {
   TimingResult r;
   r.ratio = stats::median({next.begin(), next.end()}) / stats::median({base.begin(), base.end()});
   auto hl = stats::hodges_lehmann_ratio(base, next, options.alpha);

@@ -45,15 +45,13 @@ std::vector<std::string> boot_edit(const std::vector<const Knob*>& boot, const C
 
 std::string rerun(const Knob& k, const Context& c) {
   std::string flags;
-  if (k.run_flag == "--cpu")
-    flags = "--cpu " + render::targets(c);
+  if (k.run_flag == "--cpu") flags = "--cpu " + render::targets(c);
   else if (!k.run_flag.empty())
     flags = k.run_arg.empty() ? std::string(k.run_flag) : fmt::format("{} {}", k.run_flag, k.run_arg);
   else if (k.scope == Scope::runtime)
     // `tune` leaves a knob alone without the one it needs (irqbalance without irq-affinity).
     flags = fmt::format("--tune --tune-only {}{}{}", k.id, k.needs.empty() ? "" : ",", k.needs);
-  else
-    return "";
+  else return "";
   return fmt::format("noisewatch {} -- {}", flags, c.command);
 }
 

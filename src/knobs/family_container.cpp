@@ -23,7 +23,8 @@ std::string spec_note() {
 
 std::string remove_quota_by_hand(const Context& c) {
   if (c.cgroup_version == 2)
-    return render::priv(c, fmt::format("sh -c 'echo max > /sys/fs/cgroup{}/cpu.max'   # remove it by hand", group_of(c)));
+    return render::priv(c,
+                        fmt::format("sh -c 'echo max > /sys/fs/cgroup{}/cpu.max'   # remove it by hand", group_of(c)));
   return render::priv(
       c, fmt::format("sh -c 'echo -1 > /sys/fs/cgroup/cpu{}/cpu.cfs_quota_us'   # remove it by hand", group_of(c)));
 }
@@ -31,8 +32,7 @@ std::string remove_quota_by_hand(const Context& c) {
 // kubernetes#70585: the kubelet gave a container exclusive CPUs (a cpuset) and kept its CFS
 // quota, which throttles it in bursts although no one else may run there.
 Commands cmd_cpu_quota_cpuset(const Context& c) {
-  return {spec_note(),
-          "# Docker/Podman: keep --cpuset-cpus=" + render::targets(c) + " and drop --cpus / --cpu-quota",
+  return {spec_note(), "# Docker/Podman: keep --cpuset-cpus=" + render::targets(c) + " and drop --cpus / --cpu-quota",
           "# Kubernetes 1.33+: the kubelet sets no quota on containers with exclusive CPUs (static CPU manager, "
           "feature gate DisableCPUQuotaWithExclusiveCPUs, on by default); older: kubelet --cpu-cfs-quota=false, "
           "or CRI-O's pod annotation cpu-quota.crio.io: \"disable\"",
@@ -47,8 +47,8 @@ Commands cmd_memory_limit(const Context& c) {
                   "# Kubernetes: a larger resources.limits.memory in the pod spec",
                   "# systemd: systemctl set-property <unit> MemoryMax=<size>"};
   if (c.cgroup_version == 2)
-    out.push_back(render::priv(c, fmt::format("sh -c 'echo max > /sys/fs/cgroup{}/memory.max'   # remove it by hand",
-                                              group_of(c))));
+    out.push_back(render::priv(
+        c, fmt::format("sh -c 'echo max > /sys/fs/cgroup{}/memory.max'   # remove it by hand", group_of(c))));
   else
     out.push_back(render::priv(
         c, fmt::format("sh -c 'echo -1 > /sys/fs/cgroup/memory{}/memory.limit_in_bytes'   # remove it by hand",

@@ -48,15 +48,14 @@ Plan plan_smt(const sys::Sysroot& root, const Targets& t) {
   }
   for (int s : siblings) {
     // CPU 0 usually cannot go offline (no `online` file).
-    if (root.exists(cpu_dir(s) + "/online"))
-      p.writes.push_back({cpu_dir(s) + "/online", "0\n", Format::text});
-    else
-      stuck.push_back(s);
+    if (root.exists(cpu_dir(s) + "/online")) p.writes.push_back({cpu_dir(s) + "/online", "0\n", Format::text});
+    else stuck.push_back(s);
   }
   if (!stuck.empty())
-    p.note = fmt::format("CPU {} cannot be taken offline (no online file): pick a benchmark CPU whose sibling can, "
-                         "or boot with nosmt",
-                         sys::format_cpulist(stuck));
+    p.note = fmt::format(
+        "CPU {} cannot be taken offline (no online file): pick a benchmark CPU whose sibling can, "
+        "or boot with nosmt",
+        sys::format_cpulist(stuck));
   if (p.writes.empty()) p.absent = p.note;
   return p;
 }
@@ -78,9 +77,10 @@ Plan plan_idle_states(const sys::Sysroot& root, const Targets& t) {
     if (!any) without.push_back(c);
   }
   if (without.size() == t.cpus.size()) {
-    p.absent = fmt::format("no cpuidle states for CPU {}: the idle driver exposes none (a VM's haltpoll, or "
-                           "cpuidle off)",
-                           sys::format_cpulist(t.cpus));
+    p.absent = fmt::format(
+        "no cpuidle states for CPU {}: the idle driver exposes none (a VM's haltpoll, or "
+        "cpuidle off)",
+        sys::format_cpulist(t.cpus));
   } else if (p.writes.empty()) {
     p.note = fmt::format("no idle state with exit latency above {} us", kDeepIdleLatencyUs);
   }
@@ -88,20 +88,22 @@ Plan plan_idle_states(const sys::Sysroot& root, const Targets& t) {
 }
 
 Commands cmd_smt(const Context& c) {
-  std::string machine = render::write(c, "off", "/sys/devices/system/cpu/smt/control") + "   # or every sibling of the machine";
+  std::string machine =
+      render::write(c, "off", "/sys/devices/system/cpu/smt/control") + "   # or every sibling of the machine";
   if (!c.siblings.empty())
-    return {render::write(c, "0", render::cpu_path(c.siblings, "online")) + "   # the benchmark CPUs' siblings", machine};
+    return {render::write(c, "0", render::cpu_path(c.siblings, "online")) + "   # the benchmark CPUs' siblings",
+            machine};
   return {fmt::format("cat {}   # the siblings; then for each sibling S that is not a benchmark CPU:",
                       render::cpu_path(c.cpus, "topology/thread_siblings_list")),
           render::write(c, "0", "/sys/devices/system/cpu/cpuS/online"), machine};
 }
 
 Commands cmd_idle_states(const Context& c) {
-  return {fmt::format("for s in {}; do [ $(cat $s/latency) -gt {} ] && {}; done",
-                      render::cpu_path(c.cpus, "cpuidle/state*"), kDeepIdleLatencyUs,
-                      render::write(c, "1", "$s/disable")),
-          render::priv(c, fmt::format("cpupower idle-set -D {}", kDeepIdleLatencyUs + 1)) +
-              "   # or for every CPU of the machine"};
+  return {
+      fmt::format("for s in {}; do [ $(cat $s/latency) -gt {} ] && {}; done",
+                  render::cpu_path(c.cpus, "cpuidle/state*"), kDeepIdleLatencyUs, render::write(c, "1", "$s/disable")),
+      render::priv(c, fmt::format("cpupower idle-set -D {}", kDeepIdleLatencyUs + 1)) +
+          "   # or for every CPU of the machine"};
 }
 
 }  // namespace nw::knobs::family

@@ -23,9 +23,10 @@ std::string cpufreq_dir(const sys::Sysroot& root, int cpu) {
 }
 
 std::string no_cpufreq(const std::vector<int>& cpus) {
-  return fmt::format("no cpufreq driver for CPU {}: this kernel does not control the CPU's frequency "
-                     "(a VM, or cpufreq disabled)",
-                     sys::format_cpulist(cpus));
+  return fmt::format(
+      "no cpufreq driver for CPU {}: this kernel does not control the CPU's frequency "
+      "(a VM, or cpufreq disabled)",
+      sys::format_cpulist(cpus));
 }
 
 // Calls add(dir, cpu) for every target CPU with a cpufreq directory; absent when none has one.
@@ -41,10 +42,8 @@ Plan per_policy(const sys::Sysroot& root, const Targets& t, Add add) {
     }
     add(p, dir, c);
   }
-  if (missing.size() == t.cpus.size())
-    p.absent = no_cpufreq(t.cpus);
-  else if (!missing.empty())
-    p.note = no_cpufreq(missing);
+  if (missing.size() == t.cpus.size()) p.absent = no_cpufreq(t.cpus);
+  else if (!missing.empty()) p.note = no_cpufreq(missing);
   return p;
 }
 
@@ -91,8 +90,9 @@ Plan plan_turbo(const sys::Sysroot& root, const Targets& t) {
     }
   }
   if (p.writes.empty())
-    p.absent = "no turbo control (intel_pstate/no_turbo, cpufreq/boost or a policy's boost): no cpufreq driver, "
-               "or the CPU has no turbo";
+    p.absent =
+        "no turbo control (intel_pstate/no_turbo, cpufreq/boost or a policy's boost): no cpufreq driver, "
+        "or the CPU has no turbo";
   return p;
 }
 

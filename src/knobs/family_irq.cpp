@@ -26,18 +26,16 @@ std::string no_housekeeping(const Targets& t) {
 }
 
 bool numeric(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 // A single hex-mask file set to the housekeeping CPUs.
 Plan plan_mask_file(const sys::Sysroot& root, const Targets& t, const char* path) {
   Plan p;
-  if (!root.exists(path))
-    p.absent = fmt::format("no {} on this kernel", path);
-  else if (t.housekeeping.empty())
-    p.absent = no_housekeeping(t);
-  else
-    p.writes.push_back({path, sys::format_cpumask(t.housekeeping) + "\n", Format::cpumask});
+  if (!root.exists(path)) p.absent = fmt::format("no {} on this kernel", path);
+  else if (t.housekeeping.empty()) p.absent = no_housekeeping(t);
+  else p.writes.push_back({path, sys::format_cpumask(t.housekeeping) + "\n", Format::cpumask});
   return p;
 }
 
@@ -77,15 +75,13 @@ Plan plan_irq_affinity(const sys::Sysroot& root, const Targets& t) {
     } catch (const std::invalid_argument&) {
       continue;
     }
-    bool on_target = std::any_of(aff.begin(), aff.end(), [&](int c) {
-      return std::find(t.cpus.begin(), t.cpus.end(), c) != t.cpus.end();
-    });
+    bool on_target = std::any_of(aff.begin(), aff.end(),
+                                 [&](int c) { return std::find(t.cpus.begin(), t.cpus.end(), c) != t.cpus.end(); });
     if (!on_target) continue;
     std::string effective = "/proc/irq/" + name + "/effective_affinity_list";
     p.writes.push_back({path, hk, Format::cpulist, root.exists(effective) ? effective : ""});
   }
-  if (irqs == 0)
-    p.absent = "no /proc/irq/N/smp_affinity_list readable";
+  if (irqs == 0) p.absent = "no /proc/irq/N/smp_affinity_list readable";
   else if (p.writes.empty())
     p.note = fmt::format("none of {} IRQs may land on CPU {}", irqs, sys::format_cpulist(t.cpus));
   return p;

@@ -20,10 +20,8 @@ const char* kThp = "/sys/kernel/mm/transparent_hugepage";
 Plan plan_sysctl(const sys::Sysroot& root, const std::string& name, const std::string& value) {
   Plan p;
   std::string path = sys::sysctl_path(name);
-  if (!root.exists(path))
-    p.absent = fmt::format("no {} (sysctl {}): this kernel does not have it", path, name);
-  else
-    p.writes.push_back({path, value + "\n", Format::text});
+  if (!root.exists(path)) p.absent = fmt::format("no {} (sysctl {}): this kernel does not have it", path, name);
+  else p.writes.push_back({path, value + "\n", Format::text});
   return p;
 }
 

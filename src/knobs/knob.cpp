@@ -32,10 +32,14 @@ bool matches(std::string_view pattern, std::string_view source) {
 
 std::string_view scope_name(Scope s) {
   switch (s) {
-    case Scope::runtime: return "runtime";
-    case Scope::boot: return "boot";
-    case Scope::benchmark: return "benchmark";
-    case Scope::manual: return "manual";
+    case Scope::runtime:
+      return "runtime";
+    case Scope::boot:
+      return "boot";
+    case Scope::benchmark:
+      return "benchmark";
+    case Scope::manual:
+      return "manual";
   }
   return "?";
 }
@@ -51,9 +55,10 @@ CpuSplit split_cpus(const std::vector<int>& cpus, const std::vector<int>& online
     int keep = *std::min_element(online.begin(), online.end());
     s.isolated.erase(std::remove(s.isolated.begin(), s.isolated.end(), keep), s.isolated.end());
     s.housekeeping = {keep};
-    s.note = fmt::format("CPU {} stays for housekeeping (timers, RCU, IRQs, kernel threads): the benchmark "
-                         "CPUs covered every online CPU, so CPU {} is left out of the isolated set",
-                         keep, keep);
+    s.note = fmt::format(
+        "CPU {} stays for housekeeping (timers, RCU, IRQs, kernel threads): the benchmark "
+        "CPUs covered every online CPU, so CPU {} is left out of the isolated set",
+        keep, keep);
   } else if (!s.housekeeping.empty()) {
     s.note = fmt::format("CPU {} stay{} for housekeeping (timers, RCU, IRQs, kernel threads)",
                          sys::format_cpulist(s.housekeeping), s.housekeeping.size() == 1 ? "s" : "");
@@ -63,10 +68,14 @@ CpuSplit split_cpus(const std::vector<int>& cpus, const std::vector<int>& online
 
 std::string_view format_name(Format f) {
   switch (f) {
-    case Format::text: return "text";
-    case Format::choice: return "choice";
-    case Format::cpulist: return "cpulist";
-    case Format::cpumask: return "cpumask";
+    case Format::text:
+      return "text";
+    case Format::choice:
+      return "choice";
+    case Format::cpulist:
+      return "cpulist";
+    case Format::cpumask:
+      return "cpumask";
   }
   return "text";
 }
@@ -81,15 +90,18 @@ std::string value_of(Format f, std::string_view content) {
   std::string_view t = trim(content);
   try {
     switch (f) {
-      case Format::text: return std::string(t);
+      case Format::text:
+        return std::string(t);
       case Format::choice: {
         auto open = t.find('['), close = t.find(']');
         if (open != std::string_view::npos && close != std::string_view::npos && close > open)
           return std::string(t.substr(open + 1, close - open - 1));
         return std::string(t);
       }
-      case Format::cpulist: return sys::format_cpulist(sys::parse_cpulist(t));
-      case Format::cpumask: return sys::format_cpulist(sys::parse_cpumask(t));
+      case Format::cpulist:
+        return sys::format_cpulist(sys::parse_cpulist(t));
+      case Format::cpumask:
+        return sys::format_cpulist(sys::parse_cpumask(t));
     }
   } catch (const std::invalid_argument&) {
   }

@@ -76,13 +76,13 @@ struct Write {
 struct Plan {
   std::vector<Write> writes;
   std::vector<std::string> stop_services;  // systemd units to stop ("irqbalance.service")
-  std::string absent;  // non-empty: the knob does not exist here, and why
-  std::string note;    // why nothing needs doing, or a caveat worth printing
+  std::string absent;                      // non-empty: the knob does not exist here, and why
+  std::string note;                        // why nothing needs doing, or a caveat worth printing
 };
 
 // The CPUs a runtime knob is planned for.
 struct Targets {
-  std::vector<int> cpus;          // the benchmark CPUs
+  std::vector<int> cpus;  // the benchmark CPUs
   std::vector<int> online;
   std::vector<int> housekeeping;  // online minus cpus (never empty when online has 2 CPUs)
 };
@@ -93,10 +93,10 @@ using Renderer = std::vector<std::string> (*)(const Context& c);
 using BootParam = std::string (*)(const std::string& isolated, const std::string& housekeeping);
 
 struct Knob {
-  std::string_view id{};        // stable: recommendations and the tune journal use it
+  std::string_view id{};  // stable: recommendations and the tune journal use it
   std::string_view title{};
   Scope scope = Scope::runtime;
-  std::string_view removes{};   // the noise it removes, in words
+  std::string_view removes{};  // the noise it removes, in words
   // Noise sources it addresses: "frequency" (exact), "smt:*" (category), "preemption:kworker/u*"
   // (prefix); "!irq:local_timer" excludes. Coarse: a recommendation may ask more of a source.
   std::vector<std::string_view> sources{};
@@ -104,12 +104,12 @@ struct Knob {
   std::string_view tradeoff{};
   std::string_view run_flag{};  // the `run` flag that applies it to one benchmark, or ""
   std::string_view run_arg{};   // the flag's value ("1" for --fifo); --cpu takes the benchmark CPUs
-  bool opt_in = false;        // `tune apply` sets it only when named in --only
+  bool opt_in = false;          // `tune apply` sets it only when named in --only
   std::string_view needs{};     // runtime: only worth applying along with this knob (irqbalance)
   Renderer commands = nullptr;  // the commands to apply it by hand (boot knobs: see boot_edit)
   Planner plan = nullptr;       // runtime scope: what `tune` writes
   BootParam boot = nullptr;     // boot scope: the parameter for these CPUs
-  std::string_view boot_key{};    // boot scope: the parameter's name on /proc/cmdline
+  std::string_view boot_key{};  // boot scope: the parameter's name on /proc/cmdline
   bool boot_on_targets = true;  // boot scope: its CPU list names the benchmark CPUs (or housekeeping)
 
   bool reboot() const { return scope == Scope::boot; }

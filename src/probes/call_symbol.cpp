@@ -49,7 +49,8 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 // LIB as the user wrote it: a path, a file name, or the start of one (libbenchmark). A name that
 // ends where the file's name does, or at its '.' or '-', wins over a longer one it only begins:
 // libc is libc.so.6, not libcrypto.so.3 (whichever the executable happens to list first).
-std::string find_library(const std::string& lib, const std::vector<std::string>& needed, const std::string& executable) {
+std::string find_library(const std::string& lib, const std::vector<std::string>& needed,
+                         const std::string& executable) {
   if (lib.find('/') != std::string::npos) {
     if (!std::filesystem::exists(lib)) throw Error(fmt::format("--windows-at: no library {}", lib));
     return lib;
@@ -114,11 +115,11 @@ CallSymbol resolve_call_symbol(const std::string& spec, const std::string& execu
     wanted = spec.substr(0, at);
     lib = spec.substr(at + 1);
   }
-  if (wanted.empty()) throw Error("--windows-at: give a function name, e.g. --windows-at step or --windows-at step@libfoo");
+  if (wanted.empty())
+    throw Error("--windows-at: give a function name, e.g. --windows-at step or --windows-at step@libfoo");
   const std::vector<std::string> needed = needed_libraries(executable);
   std::vector<std::string> binaries;
-  if (!lib.empty())
-    binaries.push_back(find_library(lib, needed, executable));
+  if (!lib.empty()) binaries.push_back(find_library(lib, needed, executable));
   else {
     binaries.push_back(executable);
     binaries.insert(binaries.end(), needed.begin(), needed.end());
@@ -130,10 +131,12 @@ CallSymbol resolve_call_symbol(const std::string& spec, const std::string& execu
     if (found.size() == 1) return {binary, found[0].name, demangle(found[0].name), found[0].file_offset};
     if (found.size() > 1) {
       std::vector<std::string> shown;
-      for (size_t i = 0; i < found.size() && i < 10; ++i) shown.push_back(fmt::format("{} ({})", demangle(found[i].name), found[i].name));
-      throw Error(fmt::format("--windows-at {}: {} functions of {} match: {}{}; give one of them (the mangled name "
-                              "in parentheses, or the demangled one with its parameters)",
-                              spec, found.size(), binary, fmt::join(shown, ", "), found.size() > 10 ? ", ..." : ""));
+      for (size_t i = 0; i < found.size() && i < 10; ++i)
+        shown.push_back(fmt::format("{} ({})", demangle(found[i].name), found[i].name));
+      throw Error(
+          fmt::format("--windows-at {}: {} functions of {} match: {}{}; give one of them (the mangled name "
+                      "in parentheses, or the demangled one with its parameters)",
+                      spec, found.size(), binary, fmt::join(shown, ", "), found.size() > 10 ? ", ..." : ""));
     }
     searched.insert(searched.end(), functions.begin(), functions.end());
   }

@@ -11,9 +11,9 @@
 namespace nw::probes {
 
 struct CallSymbol {
-  std::string binary;  // the executable or the library that defines it
-  std::string name;    // as in its symbol table (what the uprobe is attached to)
-  std::string shown;   // demangled
+  std::string binary;        // the executable or the library that defines it
+  std::string name;          // as in its symbol table (what the uprobe is attached to)
+  std::string shown;         // demangled
   uint64_t file_offset = 0;  // its code's offset in `binary`
 };
 

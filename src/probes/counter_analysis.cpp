@@ -25,8 +25,8 @@ std::optional<double> effective_ghz(double aperf, double mperf, double tsc, uint
   return tsc_ghz * aperf / mperf;
 }
 
-nw::CounterValue effective_ghz_counter(uint64_t aperf, uint64_t mperf, uint64_t tsc,
-                                       uint64_t tsc_running_ns, double scaling) {
+nw::CounterValue effective_ghz_counter(uint64_t aperf, uint64_t mperf, uint64_t tsc, uint64_t tsc_running_ns,
+                                       double scaling) {
   auto ghz = effective_ghz(double(aperf), double(mperf), double(tsc), tsc_running_ns);
   if (!ghz || !(scaling > 0)) return {0.0, 0, 0.0};
   return {*ghz, uint64_t(std::llround(*ghz * 1e6)), scaling};
@@ -44,18 +44,20 @@ std::string base_name(const std::string& key) {
 }
 
 const std::set<std::string>& aliases(CounterKind kind) {
-  static const std::set<std::string> cycles{"cycles", "cpu-cycles", "perf_count_hw_cpu_cycles",
-                                            "cycles_not_in_halt", "unhalted_core_cycles",
-                                            "cpu_clk_unhalted", "cpu_cycles"};
-  static const std::set<std::string> instructions{"instructions", "perf_count_hw_instructions",
-                                                  "retired_instructions", "instruction_retired",
-                                                  "inst_retired", "instructions_retired",
-                                                  "inst_retired.any"};
+  static const std::set<std::string> cycles{
+      "cycles",           "cpu-cycles", "perf_count_hw_cpu_cycles", "cycles_not_in_halt", "unhalted_core_cycles",
+      "cpu_clk_unhalted", "cpu_cycles"};
+  static const std::set<std::string> instructions{
+      "instructions", "perf_count_hw_instructions", "retired_instructions", "instruction_retired",
+      "inst_retired", "instructions_retired",       "inst_retired.any"};
   static const std::set<std::string> task_clock{"task-clock", "perf_count_sw_task_clock"};
   switch (kind) {
-    case CounterKind::cycles: return cycles;
-    case CounterKind::instructions: return instructions;
-    default: return task_clock;
+    case CounterKind::cycles:
+      return cycles;
+    case CounterKind::instructions:
+      return instructions;
+    default:
+      return task_clock;
   }
 }
 

@@ -34,8 +34,8 @@ std::optional<double> effective_ghz(double aperf, double mperf, double tsc, uint
 // The "effective-ghz" counter value of one run from the raw reads of the msr group (one group,
 // so the three share their time slices): GHz in `value`, kHz in `raw`, `scaling` passed
 // through. Not counted (scaling 0) when the frequency cannot be computed or scaling is 0.
-nw::CounterValue effective_ghz_counter(uint64_t aperf, uint64_t mperf, uint64_t tsc,
-                                       uint64_t tsc_running_ns, double scaling);
+nw::CounterValue effective_ghz_counter(uint64_t aperf, uint64_t mperf, uint64_t tsc, uint64_t tsc_running_ns,
+                                       double scaling);
 
 // The well-known counters under whatever name they were requested: "cycles", "cpu-cycles",
 // "perf::PERF_COUNT_HW_CPU_CYCLES:u", "amd64_fam19h_zen4::CYCLES_NOT_IN_HALT"...

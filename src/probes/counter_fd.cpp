@@ -32,8 +32,7 @@ RawCount CounterFd::read() const {
   uint64_t buf[3] = {};
   ssize_t n = ::read(fd_, buf, sizeof buf);
   if (n < 0) throw std::system_error(errno, std::generic_category(), "reading a perf counter");
-  if (n != ssize_t(sizeof buf))
-    throw std::system_error(EIO, std::generic_category(), "short read of a perf counter");
+  if (n != ssize_t(sizeof buf)) throw std::system_error(EIO, std::generic_category(), "short read of a perf counter");
   return {buf[0], buf[1], buf[2]};
 }
 

@@ -28,8 +28,7 @@ bool cpuinfo_says_virtualized(const std::string& cpuinfo) {
 std::string no_pmu_reason(int err, bool virtualized) {
   if (err == EACCES || err == EPERM) return permission_hint();
   if (virtualized) return "no hardware PMU exposed: virtual machine";
-  return fmt::format("no hardware PMU exposed by the kernel (perf_event_open: {})",
-                     std::strerror(err));
+  return fmt::format("no hardware PMU exposed by the kernel (perf_event_open: {})", std::strerror(err));
 }
 
 PmuAvailability probe_hardware_pmu(const std::string& cpuinfo) {
@@ -48,8 +47,7 @@ PmuAvailability probe_hardware_pmu(const std::string& cpuinfo) {
 std::optional<std::string> aperf_mperf_missing(const std::string& devices) {
   auto events = sysfs_pmu_events("msr", devices);
   auto has = [&](const char* e) { return std::find(events.begin(), events.end(), e) != events.end(); };
-  if (events.empty())
-    return fmt::format("no msr PMU in {} (kernel without CONFIG_PERF_EVENTS_MSR?)", devices);
+  if (events.empty()) return fmt::format("no msr PMU in {} (kernel without CONFIG_PERF_EVENTS_MSR?)", devices);
   if (!has("aperf") || !has("mperf"))
     return "the msr PMU offers no aperf/mperf: the CPU (or the hypervisor) does not expose "
            "APERF/MPERF";
@@ -61,8 +59,10 @@ std::string permission_hint() {
   std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
   std::string level = "?";
   in >> level;
-  return fmt::format("perf_event_open not permitted (kernel.perf_event_paranoid={}): run as root "
-                     "or `sysctl kernel.perf_event_paranoid=1`", level);
+  return fmt::format(
+      "perf_event_open not permitted (kernel.perf_event_paranoid={}): run as root "
+      "or `sysctl kernel.perf_event_paranoid=1`",
+      level);
 }
 
 }  // namespace nw::probes

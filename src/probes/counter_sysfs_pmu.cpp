@@ -43,8 +43,7 @@ uint64_t* config_field(perf_event_attr& attr, const std::string& field) {
 
 // Scatters `value` over the bit ranges of a format such as "config:0-7,32-35", low bits first,
 // the way the kernel's perf tool does.
-void apply_format(perf_event_attr& attr, const std::string& format, uint64_t value,
-                  const std::string& what) {
+void apply_format(perf_event_attr& attr, const std::string& format, uint64_t value, const std::string& what) {
   auto colon = format.find(':');
   uint64_t* field = colon == std::string::npos ? nullptr : config_field(attr, format.substr(0, colon));
   if (!field) throw Error(fmt::format("{}: unsupported sysfs format '{}'", what, format));
@@ -78,8 +77,8 @@ std::vector<std::string> sysfs_pmu_events(const std::string& pmu, const std::str
   return out;
 }
 
-std::optional<ResolvedEvent> sysfs_resolve(const std::string& key, const std::string& pmu,
-                                           const std::string& event, const std::string& devices) {
+std::optional<ResolvedEvent> sysfs_resolve(const std::string& key, const std::string& pmu, const std::string& event,
+                                           const std::string& devices) {
   fs::path dir = fs::path(devices) / pmu;
   auto type = read_line(dir / "type");
   auto terms = read_line(dir / "events" / event);

@@ -85,10 +85,9 @@ Counters::Counters(std::vector<std::string> events) {
     // perf's context-switch hook on every switch of the benchmark: `perf stat -e task-clock`
     // alone slows a context-switch ping-pong by 13 % on a KVM guest. So they are left to -e.
     auto software = software_default_events();
-    unavailable_.push_back(
-        {fmt::format("{}", fmt::join(software, ",")),
-         "not counted by default without a hardware PMU: the record has them from getrusage and the "
-         "probe, and a per-task perf event costs every context switch (ask with -e)"});
+    unavailable_.push_back({fmt::format("{}", fmt::join(software, ",")),
+                            "not counted by default without a hardware PMU: the record has them from getrusage and the "
+                            "probe, and a per-task perf event costs every context switch (ask with -e)"});
     // The hardware defaults are requested and unavailable; only effective-ghz (MSRs) is left to try.
     for (const auto& e : events) {
       if (e == kEffectiveGhz || std::find(software.begin(), software.end(), e) != software.end()) continue;
@@ -109,10 +108,8 @@ Counters::Counters(std::vector<std::string> events) {
   for (const auto& name : events) {
     std::optional<ResolvedEvent> ev;
     if (name != kEffectiveGhz) {
-      if (auto parts = split_sysfs_name(name))
-        ev = sysfs_resolve(name, parts->first, parts->second);
-      else
-        ev = pfm_resolve(name);
+      if (auto parts = split_sysfs_name(name)) ev = sysfs_resolve(name, parts->first, parts->second);
+      else ev = pfm_resolve(name);
       if (!ev) throw Error(unknown_event(name));
       ev->name = name;
     }
@@ -120,10 +117,8 @@ Counters::Counters(std::vector<std::string> events) {
   }
   for (size_t i = 0; i < events.size(); ++i) {
     requested_.push_back(events[i]);
-    if (resolved_names[i])
-      add(std::move(*resolved_names[i]), false);
-    else
-      add_effective_ghz();
+    if (resolved_names[i]) add(std::move(*resolved_names[i]), false);
+    else add_effective_ghz();
   }
 
   std::vector<ResolvedEvent> resolved;
@@ -137,13 +132,11 @@ Counters::~Counters() = default;
 // Keeps the event when it can be opened here; otherwise records why not.
 void Counters::add(ResolvedEvent ev, bool hidden) {
   int err = probe_open(ev.attr);
-  if (err == EACCES || err == EPERM)
-    throw Error(fmt::format("cannot count '{}': {}", ev.name, permission_hint()));
+  if (err == EACCES || err == EPERM) throw Error(fmt::format("cannot count '{}': {}", ev.name, permission_hint()));
   if (err != 0) {
-    std::string reason =
-        ev.hardware && !hardware_pmu_
-            ? no_pmu_reason_
-            : fmt::format("cannot be counted here (perf_event_open: {})", std::strerror(err));
+    std::string reason = ev.hardware && !hardware_pmu_
+                             ? no_pmu_reason_
+                             : fmt::format("cannot be counted here (perf_event_open: {})", std::strerror(err));
     unavailable_.push_back({ev.name, reason});
     return;
   }
@@ -160,8 +153,8 @@ void Counters::add_effective_ghz() {
     auto ev = sysfs_resolve(fmt::format("msr/{}/", e), "msr", e);
     int err = ev ? probe_open(ev->attr) : ENOENT;
     if (err != 0) {
-      unavailable_.push_back({kEffectiveGhz, fmt::format("msr/{}/ cannot be counted here ({})", e,
-                                                         std::strerror(err))});
+      unavailable_.push_back(
+          {kEffectiveGhz, fmt::format("msr/{}/ cannot be counted here ({})", e, std::strerror(err))});
       return;
     }
     msr.push_back(std::move(*ev));
@@ -205,8 +198,7 @@ void Counters::open_slot(size_t i, pid_t pid) {
   if (err == ESRCH) throw Error(fmt::format("cannot attach counters to pid {}: no such process", pid));
   if (err == EACCES || err == EPERM)
     throw Error(fmt::format("cannot count '{}' on pid {}: {}", s.event.name, pid, permission_hint()));
-  throw Error(fmt::format("cannot open counter '{}' on pid {}: {}", s.event.name, pid,
-                          std::strerror(err)));
+  throw Error(fmt::format("cannot open counter '{}' on pid {}: {}", s.event.name, pid, std::strerror(err)));
 }
 
 void Counters::attach(pid_t pid) {
@@ -236,8 +228,7 @@ std::map<std::string, nw::CounterValue> Counters::read_and_close() {
     const auto& a = msr["msr/aperf/"];
     const auto& m = msr["msr/mperf/"];
     const auto& t = msr["msr/tsc/"];
-    double scaling = std::min({out["msr/aperf/"].scaling, out["msr/mperf/"].scaling,
-                               out["msr/tsc/"].scaling});
+    double scaling = std::min({out["msr/aperf/"].scaling, out["msr/mperf/"].scaling, out["msr/tsc/"].scaling});
     out[kEffectiveGhz] = effective_ghz_counter(a.value, m.value, t.value, t.time_running_ns, scaling);
   }
   return out;

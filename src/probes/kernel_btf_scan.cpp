@@ -13,7 +13,8 @@ namespace {
 // this scanner does not know.
 long trailer_size(uint32_t kind, uint32_t vlen) {
   switch (kind) {
-    case BTF_KIND_INT: return 4;
+    case BTF_KIND_INT:
+      return 4;
     case BTF_KIND_PTR:
     case BTF_KIND_FWD:
     case BTF_KIND_TYPEDEF:
@@ -22,17 +23,27 @@ long trailer_size(uint32_t kind, uint32_t vlen) {
     case BTF_KIND_RESTRICT:
     case BTF_KIND_FUNC:
     case BTF_KIND_FLOAT:
-    case BTF_KIND_TYPE_TAG: return 0;
-    case BTF_KIND_ARRAY: return sizeof(btf_array);
+    case BTF_KIND_TYPE_TAG:
+      return 0;
+    case BTF_KIND_ARRAY:
+      return sizeof(btf_array);
     case BTF_KIND_STRUCT:
-    case BTF_KIND_UNION: return long(vlen) * long(sizeof(btf_member));
-    case BTF_KIND_ENUM: return long(vlen) * long(sizeof(btf_enum));
-    case BTF_KIND_FUNC_PROTO: return long(vlen) * long(sizeof(btf_param));
-    case BTF_KIND_VAR: return sizeof(btf_var);
-    case BTF_KIND_DATASEC: return long(vlen) * long(sizeof(btf_var_secinfo));
-    case BTF_KIND_DECL_TAG: return sizeof(btf_decl_tag);
-    case BTF_KIND_ENUM64: return long(vlen) * long(sizeof(btf_enum64));
-    default: return -1;
+    case BTF_KIND_UNION:
+      return long(vlen) * long(sizeof(btf_member));
+    case BTF_KIND_ENUM:
+      return long(vlen) * long(sizeof(btf_enum));
+    case BTF_KIND_FUNC_PROTO:
+      return long(vlen) * long(sizeof(btf_param));
+    case BTF_KIND_VAR:
+      return sizeof(btf_var);
+    case BTF_KIND_DATASEC:
+      return long(vlen) * long(sizeof(btf_var_secinfo));
+    case BTF_KIND_DECL_TAG:
+      return sizeof(btf_decl_tag);
+    case BTF_KIND_ENUM64:
+      return long(vlen) * long(sizeof(btf_enum64));
+    default:
+      return -1;
   }
 }
 

@@ -21,7 +21,7 @@ struct KernelOffsets {
   // A throttled group's name, from its cfs_rq: cfs_rq.tg -> task_group.css.cgroup -> cgroup.kn ->
   // kernfs_node.id.
   int64_t cfs_rq_tg = -1, task_group_css = -1, css_cgroup = -1, cgroup_kn = -1, kernfs_node_id = -1;
-  int64_t hrtimer_softexpires = -1;      // how late a timer fired
+  int64_t hrtimer_softexpires = -1;          // how late a timer fired
   int64_t pid_level = -1, pid_numbers = -1;  // a task's number in a pid namespace
   bool group_name() const {
     return cfs_rq_tg >= 0 && task_group_css >= 0 && css_cgroup >= 0 && cgroup_kn >= 0 && kernfs_node_id >= 0;
@@ -30,11 +30,11 @@ struct KernelOffsets {
 };
 
 struct KernelBtfFacts {
-  std::set<std::string> tracepoints;        // "sched_switch" for every btf_trace_sched_switch typedef
-  int32_t handle_mm_fault_id = -1;          // BTF id of the function, -1 when absent
-  bool rq_has_prev_steal_time_rq = false;   // struct rq's member, CONFIG_PARAVIRT_TIME_ACCOUNTING
-  bool task_iterator = false;               // the FUNC bpf_iter_task: iter/task programs attach
-  bool rdonly_cast = false;                 // the kfunc bpf_rdonly_cast (Linux 6.2): bpf/noise.bpf.c's untrusted()
+  std::set<std::string> tracepoints;       // "sched_switch" for every btf_trace_sched_switch typedef
+  int32_t handle_mm_fault_id = -1;         // BTF id of the function, -1 when absent
+  bool rq_has_prev_steal_time_rq = false;  // struct rq's member, CONFIG_PARAVIRT_TIME_ACCOUNTING
+  bool task_iterator = false;              // the FUNC bpf_iter_task: iter/task programs attach
+  bool rdonly_cast = false;                // the kfunc bpf_rdonly_cast (Linux 6.2): bpf/noise.bpf.c's untrusted()
   KernelOffsets offsets;
 };
 
@@ -46,7 +46,7 @@ std::optional<KernelBtfFacts> scan_kernel_btf(std::string_view raw);
 // pair. (The scanner and libbpf's fallback both ask it.)
 int64_t* offset_slot(KernelOffsets& o, std::string_view type, std::string_view member);
 // The structs offset_slot asks about.
-inline constexpr const char* kOffsetStructs[] = {"cfs_rq", "task_group", "cgroup_subsys_state", "cgroup",
-                                                 "kernfs_node", "hrtimer", "pid"};
+inline constexpr const char* kOffsetStructs[] = {
+    "cfs_rq", "task_group", "cgroup_subsys_state", "cgroup", "kernfs_node", "hrtimer", "pid"};
 
 }  // namespace nw::probes

@@ -6,8 +6,8 @@
 #include <bpf/libbpf.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <set>
 
@@ -74,10 +74,11 @@ std::string fault_time_reason(int refused) {
   if (refused == ENOENT)
     return "this kernel's BTF has no handle_mm_fault to trace: page faults are counted (getrusage) and their "
            "cost estimated";
-  return fmt::format("this kernel refuses fentry programs on handle_mm_fault ({}{}): page faults are counted "
-                     "(getrusage) and their cost estimated",
-                     std::strerror(refused),
-                     refused == EPERM ? ": kernel lockdown or a security policy forbids tracing kernel functions" : "");
+  return fmt::format(
+      "this kernel refuses fentry programs on handle_mm_fault ({}{}): page faults are counted "
+      "(getrusage) and their cost estimated",
+      std::strerror(refused),
+      refused == EPERM ? ": kernel lockdown or a security policy forbids tracing kernel functions" : "");
 }
 
 }  // namespace
@@ -97,7 +98,8 @@ ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& secti
   plan.untraced_vectors = never_fired_vectors(plan.interrupts_at_start);
   auto untraced = [&](const std::string& tp) {
     auto v = sources::vector_of_tracepoint(tp.substr(0, tp.rfind('_')));
-    return v && std::find(plan.untraced_vectors.begin(), plan.untraced_vectors.end(), *v) != plan.untraced_vectors.end();
+    return v &&
+           std::find(plan.untraced_vectors.begin(), plan.untraced_vectors.end(), *v) != plan.untraced_vectors.end();
   };
   bpf_program* prog;
   bpf_object__for_each_program(prog, obj) {
@@ -122,14 +124,14 @@ ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& secti
     }
     if (facts.tracepoints.count(tp)) continue;
     bpf_program__set_autoload(prog, false);
-    if (tp == "nmi_handler")
-      plan.unavailable.push_back({"nmi", "this kernel has no nmi:nmi_handler tracepoint"});
+    if (tp == "nmi_handler") plan.unavailable.push_back({"nmi", "this kernel has no nmi:nmi_handler tracepoint"});
     else if (tp == "cpu_frequency")
       plan.unavailable.push_back({"frequency", "this kernel has no power:cpu_frequency tracepoint"});
     else if (tp == "csd_queue_cpu")
-      plan.unavailable.push_back({"blocking cause", "this kernel has no csd:csd_queue_cpu tracepoint (Linux 6.3+): "
-                                                    "a blocked benchmark woken through another CPU's wake list (an idle "
-                                                    "CPU woken by an IPI) is blocking:other"});
+      plan.unavailable.push_back({"blocking cause",
+                                  "this kernel has no csd:csd_queue_cpu tracepoint (Linux 6.3+): "
+                                  "a blocked benchmark woken through another CPU's wake list (an idle "
+                                  "CPU woken by an IPI) is blocking:other"});
     else if (tp.size() > 6 && (tp.ends_with("_entry") || tp.ends_with("_exit")))
       missing_vectors.insert(tp.substr(0, tp.rfind('_')));
   }

@@ -17,8 +17,7 @@ namespace nw::probes {
 
 std::vector<std::string> margin_problems(const ProgramVerification& v) {
   std::vector<std::string> out;
-  if (!v.stack)
-    out.push_back("stack: the verifier's log gave no depth for each subprogram");
+  if (!v.stack) out.push_back("stack: the verifier's log gave no depth for each subprogram");
   else if (v.stack->bytes > kStackMargin)
     out.push_back(fmt::format("stack {} B > {} B (3/4 of the verifier's {} B)", v.stack->bytes, kStackMargin,
                               kVerifierStackLimit));
@@ -81,11 +80,13 @@ KernelReport examine_kernel() {
       if (r.setups.empty()) {
         r.unavailable = probe.unavailable();
         if (!probe.measures_steal())
-          r.unavailable.push_back({"steal", "this kernel keeps no rq.prev_steal_time_rq "
-                                            "(CONFIG_PARAVIRT_TIME_ACCOUNTING): steal is read from /proc/stat, in 10 ms ticks"});
+          r.unavailable.push_back({"steal",
+                                   "this kernel keeps no rq.prev_steal_time_rq "
+                                   "(CONFIG_PARAVIRT_TIME_ACCOUNTING): steal is read from /proc/stat, in 10 ms ticks"});
         if (!probe.task_times())
-          r.unavailable.push_back({"task iterator", "no BPF task iterator: the neighbours' CPU time is read from /proc (slower, "
-                                                    "the same figures)"});
+          r.unavailable.push_back({"task iterator",
+                                   "no BPF task iterator: the neighbours' CPU time is read from /proc (slower, "
+                                   "the same figures)"});
       }
     } catch (const Error& e) {
       res.refusal = e.what();
@@ -96,22 +97,25 @@ KernelReport examine_kernel() {
 }
 
 std::string render_kernel_text(const KernelReport& r) {
-  std::string out = fmt::format("Linux {} ({}), BTF {}\n", r.release, r.machine, r.btf ? "yes" : "no (/sys/kernel/btf/vmlinux)");
+  std::string out =
+      fmt::format("Linux {} ({}), BTF {}\n", r.release, r.machine, r.btf ? "yes" : "no (/sys/kernel/btf/vmlinux)");
   out += "\nSet-ups (the probe as each command line loads it)\n";
   for (const auto& s : r.setups)
     out += fmt::format("  {:<34} {}\n", s.configuration, s.loaded ? "loads" : "REFUSED: " + s.refusal);
   out += "\nNot available on this kernel\n";
   if (r.unavailable.empty()) out += "  nothing\n";
   for (const auto& u : r.unavailable) out += fmt::format("  {:<16} {}\n", u.probe, u.reason);
-  out += fmt::format("\neBPF programs: the largest of each over the set-ups (verifier limits: {} B of stack per call chain, "
-                     "{} instructions processed;\nnoisewatch's margins: {} B, 1/{})\n",
-                     kVerifierStackLimit, r.programs.empty() ? 0 : r.programs.front().stats.insns_limit, kStackMargin,
-                     kInsnsMarginDivisor);
+  out += fmt::format(
+      "\neBPF programs: the largest of each over the set-ups (verifier limits: {} B of stack per call chain, "
+      "{} instructions processed;\nnoisewatch's margins: {} B, 1/{})\n",
+      kVerifierStackLimit, r.programs.empty() ? 0 : r.programs.front().stats.insns_limit, kStackMargin,
+      kInsnsMarginDivisor);
   // One line per program: its largest stack, and its largest instruction count, over the set-ups.
   std::vector<std::string> names;
   for (const auto& p : r.programs)
     if (std::find(names.begin(), names.end(), p.program) == names.end()) names.push_back(p.program);
-  out += fmt::format("  {:<30} {:>8} {:>8}  {:<8}  {}\n", "program", "insns", "states", "stack", "deepest chain (set-up)");
+  out +=
+      fmt::format("  {:<30} {:>8} {:>8}  {:<8}  {}\n", "program", "insns", "states", "stack", "deepest chain (set-up)");
   for (const auto& name : names) {
     const ProgramVerification *by_stack = nullptr, *by_insns = nullptr;
     for (const auto& p : r.programs) {
@@ -138,7 +142,8 @@ std::string render_kernel_json(const KernelReport& r) {
   j["release"] = r.release;
   j["machine"] = r.machine;
   j["btf"] = r.btf;
-  j["limits"] = {{"stack_bytes", kVerifierStackLimit}, {"stack_margin_bytes", kStackMargin},
+  j["limits"] = {{"stack_bytes", kVerifierStackLimit},
+                 {"stack_margin_bytes", kStackMargin},
                  {"insns_margin_fraction", 1.0 / double(kInsnsMarginDivisor)}};
   j["setups"] = nlohmann::json::array();
   for (const auto& s : r.setups) {

@@ -26,7 +26,7 @@ std::vector<std::string> margin_problems(const ProgramVerification& v);
 struct SetupResult {
   std::string configuration;  // "run", "--timeline", ...
   bool loaded = false;
-  std::string refusal;        // the load's error when not loaded
+  std::string refusal;  // the load's error when not loaded
 };
 
 struct KernelReport {

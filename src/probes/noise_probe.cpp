@@ -37,8 +37,8 @@
 #include "record/source_detail.h"
 #include "sources/kernel_names.h"
 #include "sources/vocabulary.h"
-#include "system/host_info.h"
 #include "system/cpulist.h"
+#include "system/host_info.h"
 #include "system/interrupts.h"
 #include "system/monotonic_clock.h"
 #include "system/sysctl.h"
@@ -94,7 +94,7 @@ struct NoiseProbe::Impl {
   bool measures_steal = false;
   std::vector<uint32_t> untraced_vectors;
   sys::Interrupts interrupts_at_start;
-  std::set<int> with_sibling;  // read once here; the runner asks (machine limits)
+  std::set<int> with_sibling;           // read once here; the runner asks (machine limits)
   std::map<int, uint64_t> cpufreq_khz;  // the CPUs a cpufreq driver serves: their frequency at start
   std::vector<std::pair<const bpf_program*, VerifierStats>> verifier_stats;  // each loaded program's
 
@@ -109,7 +109,6 @@ struct NoiseProbe::Impl {
   static T load(const T& field) {
     return __atomic_load_n(&field, __ATOMIC_RELAXED);
   }
-
 };
 
 // Every program is loaded with a small log of the verifier's own statistics (BPF_LOG_STATS: a few
@@ -145,7 +144,8 @@ class VerifierLogs {
                                  double(st->time_us) / 1e3, st->insns_processed));
       out.emplace_back(prog, std::move(*st));
     }
-    if (!out.empty()) timing::detail(fmt::format("verifier total {:.2f} ms over {} programs", double(total_us) / 1e3, out.size()));
+    if (!out.empty())
+      timing::detail(fmt::format("verifier total {:.2f} ms over {} programs", double(total_us) / 1e3, out.size()));
     logs_.clear();
     return out;
   }
@@ -172,7 +172,8 @@ std::string kernel_release() {
 std::string options_in_effect(const ProbeOptions& opts) {
   std::vector<std::string> on;
   if (opts.timeline.on) on.push_back("--timeline");
-  if (opts.windows) on.push_back(!opts.windows_exec.empty() || opts.windows_exec_as_root ? "--windows-exec" : "--windows");
+  if (opts.windows)
+    on.push_back(!opts.windows_exec.empty() || opts.windows_exec_as_root ? "--windows-exec" : "--windows");
   return fmt::format("{}", fmt::join(on, " and "));
 }
 
@@ -185,8 +186,9 @@ constexpr unsigned kPidfdThread = 0200000;  // O_EXCL
 NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>()) {
   libbpf_set_print(libbpf_print);
   if (access(kVmlinuxBtf, R_OK) != 0)
-    throw Error("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): noisewatch's eBPF "
-                "probes need a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+    throw Error(
+        "this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): noisewatch's eBPF "
+        "probes need a kernel built with CONFIG_DEBUG_INFO_BTF=y");
   impl_->ncpus = libbpf_num_possible_cpus();
   if (impl_->ncpus <= 0) throw Error("cannot count the possible CPUs (/sys/devices/system/cpu/possible)");
   if (impl_->ncpus > NW_MAX_CPUS)
@@ -261,19 +263,20 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     // program, not of who loads it: said as such, with what avoids it.
     if (auto refused = verifier.refusal()) {
       std::string opts_on = options_in_effect(opts);
-      throw Error(fmt::format("this kernel ({}) refuses the eBPF program {}{}: \"{}\" — {}; `noisewatch kernel` "
-                              "shows what this kernel accepts",
-                              kernel_release(), refused->program, opts_on.empty() ? "" : " (set up for " + opts_on + ")",
-                              refused->reason,
-                              opts_on.empty() ? "noisewatch cannot measure here: report it with that line"
-                                              : "run without " + opts_on + ", or on a kernel that accepts it"));
+      throw Error(fmt::format(
+          "this kernel ({}) refuses the eBPF program {}{}: \"{}\" — {}; `noisewatch kernel` "
+          "shows what this kernel accepts",
+          kernel_release(), refused->program, opts_on.empty() ? "" : " (set up for " + opts_on + ")", refused->reason,
+          opts_on.empty() ? "noisewatch cannot measure here: report it with that line"
+                          : "run without " + opts_on + ", or on a kernel that accepts it"));
     }
     std::string why = last_log_line();
     if (err == -EPERM || err == -EACCES)
-      throw Error("not allowed to load eBPF programs: run as root, or grant CAP_BPF and CAP_PERFMON "
-                  "(sudo setcap cap_bpf,cap_perfmon,cap_sys_resource+ep $(command -v noisewatch))");
-    throw Error(fmt::format("cannot load the eBPF programs ({}){}", std::strerror(-err),
-                            why.empty() ? "" : ": " + why));
+      throw Error(
+          "not allowed to load eBPF programs: run as root, or grant CAP_BPF and CAP_PERFMON "
+          "(sudo setcap cap_bpf,cap_perfmon,cap_sys_resource+ep $(command -v noisewatch))");
+    throw Error(
+        fmt::format("cannot load the eBPF programs ({}){}", std::strerror(-err), why.empty() ? "" : ": " + why));
   }
   timing::mark("probe load (verifier)");
   impl_->verifier_stats = verifier.take_stats();
@@ -311,8 +314,8 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   timing::mark("probe configuration");
   if (int err = noise_bpf__attach(skel)) {
     std::string why = last_log_line();
-    throw Error(fmt::format("cannot attach the eBPF programs ({}){}", std::strerror(-err),
-                            why.empty() ? "" : ": " + why));
+    throw Error(
+        fmt::format("cannot attach the eBPF programs ({}){}", std::strerror(-err), why.empty() ? "" : ": " + why));
   }
   if (plan.fault_time) {
     bpf_link* entry = bpf_program__attach(skel->progs.on_fault_entry);
@@ -357,10 +360,11 @@ std::vector<timeline::Event> NoiseProbe::drain_timeline() {
   return out;
 }
 
-TimelineDrops NoiseProbe::timeline_drops() const { return impl_->timeline ? impl_->timeline->drops() : TimelineDrops{}; }
+TimelineDrops NoiseProbe::timeline_drops() const {
+  return impl_->timeline ? impl_->timeline->drops() : TimelineDrops{};
+}
 
 NoiseProbe::~NoiseProbe() = default;
-
 
 void NoiseProbe::track(pid_t tid) { impl_->track(tid, 0, 0); }
 
@@ -615,7 +619,8 @@ std::optional<std::vector<sys::TaskTime>> NoiseProbe::task_times() const {
 
 std::vector<std::string> NoiseProbe::untraced_vectors_fired(const std::vector<int>& cpus) const {
   if (impl_->untraced_vectors.empty()) return {};
-  return probes::untraced_vectors_fired(impl_->untraced_vectors, impl_->interrupts_at_start, sys::read_interrupts(), cpus);
+  return probes::untraced_vectors_fired(impl_->untraced_vectors, impl_->interrupts_at_start, sys::read_interrupts(),
+                                        cpus);
 }
 
 bool NoiseProbe::has_sibling(int cpu) const { return impl_->with_sibling.count(cpu) > 0; }

@@ -37,11 +37,11 @@ struct ProbeOptions {
   // its gaps), and the CPU is charged only while open: closed until set_watched(cpu, true).
   std::map<int, pid_t> measurer_by_cpu{};
   uint64_t watch_min_ns = 0;
-  bool windows = false;        // key every charge by the benchmark's marked window (--windows)
-  std::string windows_exec{};  // with `windows`: the command name whose runs are windows (--windows-exec)
+  bool windows = false;               // key every charge by the benchmark's marked window (--windows)
+  std::string windows_exec{};         // with `windows`: the command name whose runs are windows (--windows-exec)
   bool windows_exec_as_root = false;  // with `windows`: the root's program's processes (--windows pyperf)
-  CallWindowOptions call{};    // with `windows`: function windows' labels and threads (--windows gbench)
-  TimelineOptions timeline{};  // timestamped events above a threshold (--timeline)
+  CallWindowOptions call{};           // with `windows`: function windows' labels and threads (--windows gbench)
+  TimelineOptions timeline{};         // timestamped events above a threshold (--timeline)
 };
 
 // Frequency seen by the probe on one CPU: an integral over time, so two snapshots give a

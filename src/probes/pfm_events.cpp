@@ -19,8 +19,7 @@ void ensure_initialized() {
   static std::once_flag once;
   static int status = PFM_SUCCESS;
   std::call_once(once, [] { status = pfm_initialize(); });
-  if (status != PFM_SUCCESS)
-    throw Error(fmt::format("libpfm4 could not initialise: {}", pfm_strerror(status)));
+  if (status != PFM_SUCCESS) throw Error(fmt::format("libpfm4 could not initialise: {}", pfm_strerror(status)));
 }
 
 bool is_hardware(const perf_event_attr& attr, pfm_pmu_type_t pmu_type) {
@@ -40,10 +39,14 @@ bool is_hardware(const perf_event_attr& attr, pfm_pmu_type_t pmu_type) {
 
 const char* kind_name(pfm_pmu_type_t t) {
   switch (t) {
-    case PFM_PMU_TYPE_CORE: return "core";
-    case PFM_PMU_TYPE_UNCORE: return "uncore";
-    case PFM_PMU_TYPE_OS_GENERIC: return "os";
-    default: return "unknown";
+    case PFM_PMU_TYPE_CORE:
+      return "core";
+    case PFM_PMU_TYPE_UNCORE:
+      return "uncore";
+    case PFM_PMU_TYPE_OS_GENERIC:
+      return "os";
+    default:
+      return "unknown";
   }
 }
 
@@ -122,8 +125,7 @@ std::string pfm_core_pmu() {
   for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; ++p) {
     pfm_pmu_info_t pinfo{};
     pinfo.size = sizeof pinfo;
-    if (pfm_get_pmu_info(pfm_pmu_t(p), &pinfo) == PFM_SUCCESS && pinfo.is_present &&
-        pinfo.type == PFM_PMU_TYPE_CORE)
+    if (pfm_get_pmu_info(pfm_pmu_t(p), &pinfo) == PFM_SUCCESS && pinfo.is_present && pinfo.type == PFM_PMU_TYPE_CORE)
       return pinfo.name;
   }
   return {};

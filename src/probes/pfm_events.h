@@ -25,7 +25,7 @@ struct ResolvedEvent {
 std::optional<ResolvedEvent> pfm_resolve(const std::string& name);
 
 struct PfmEventInfo {
-  std::string name;                 // "PERF_COUNT_SW_TASK_CLOCK"
+  std::string name;  // "PERF_COUNT_SW_TASK_CLOCK"
   std::string desc;
   std::vector<std::string> umasks;  // unit masks, if the event has any
   // The encoding of "pmu::name" (libpfm4 default umasks); nullopt when it needs more than that.

@@ -50,11 +50,12 @@ std::vector<std::string> untraced_vectors_fired(const std::vector<uint32_t>& unt
   for (uint32_t v : untraced) {
     uint64_t b = count_on(before, line_of(before, v), cpus), a = count_on(after, line_of(after, v), cpus);
     if (a <= b) continue;
-    out.push_back(fmt::format("irq:{} fired {} time{} {}during the session without being traced (it had never fired "
-                              "since boot, so noisewatch did not load its programs): its time is in `unexplained`; "
-                              "run again to have it traced",
-                              sources::vector_name(v), a - b, a - b == 1 ? "" : "s",
-                              cpus.empty() ? "" : fmt::format("on CPU {} ", sys::format_cpulist(cpus))));
+    out.push_back(
+        fmt::format("irq:{} fired {} time{} {}during the session without being traced (it had never fired "
+                    "since boot, so noisewatch did not load its programs): its time is in `unexplained`; "
+                    "run again to have it traced",
+                    sources::vector_name(v), a - b, a - b == 1 ? "" : "s",
+                    cpus.empty() ? "" : fmt::format("on CPU {} ", sys::format_cpulist(cpus))));
   }
   return out;
 }

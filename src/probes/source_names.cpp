@@ -8,14 +8,12 @@
 #include <fmt/format.h>
 
 #include "sources/kernel_names.h"
-#include "system/cgroup.h"
 #include "sources/vocabulary.h"
+#include "system/cgroup.h"
 
 namespace nw::probes {
 
-std::string key_comm(const nw_noise_key& key) {
-  return std::string(key.comm, strnlen(key.comm, sizeof(key.comm)));
-}
+std::string key_comm(const nw_noise_key& key) { return std::string(key.comm, strnlen(key.comm, sizeof(key.comm))); }
 
 // The key a fixed per-CPU slot (enum nw_fixed_slot) stands for.
 nw_noise_key fixed_slot_key(uint32_t slot) {

@@ -37,8 +37,8 @@ std::string verifier_refusal(std::string_view log);
 
 // A call chain and the stack it takes.
 struct StackChain {
-  uint32_t bytes = 0;                // the sum of the chain's frames, each rounded up as the verifier does
-  std::vector<size_t> subprograms;   // the chain's subprogram indexes, the program itself first
+  uint32_t bytes = 0;               // the sum of the chain's frames, each rounded up as the verifier does
+  std::vector<size_t> subprograms;  // the chain's subprogram indexes, the program itself first
 };
 
 // Which subprogram calls which, in a program as the kernel keeps it once loaded (its translated

@@ -80,16 +80,16 @@ WindowMarkers::~WindowMarkers() {
 }
 
 bool WindowMarkers::attach_usdt(const std::string& binary, std::string& why) {
-  bpf_link* begin = bpf_program__attach_usdt(skel_->progs.on_usdt_begin, -1, binary.c_str(), "noisewatch",
-                                             "window_begin", nullptr);
+  bpf_link* begin =
+      bpf_program__attach_usdt(skel_->progs.on_usdt_begin, -1, binary.c_str(), "noisewatch", "window_begin", nullptr);
   if (!begin) {
     int err = errno;
     why = err == ENOENT ? fmt::format("{} has no noisewatch:window_begin USDT probe", binary)
                         : fmt::format("cannot attach to the USDT probes of {}: {}", binary, std::strerror(err));
     return false;
   }
-  bpf_link* end = bpf_program__attach_usdt(skel_->progs.on_usdt_end, -1, binary.c_str(), "noisewatch",
-                                           "window_end", nullptr);
+  bpf_link* end =
+      bpf_program__attach_usdt(skel_->progs.on_usdt_end, -1, binary.c_str(), "noisewatch", "window_end", nullptr);
   if (!end) {
     int err = errno;
     bpf_link__destroy(begin);
@@ -110,8 +110,8 @@ void WindowMarkers::attach_calls(const std::string& binary, const std::string& f
     bpf_program* prog = ret ? skel_->progs.on_call_return : skel_->progs.on_call_entry;
     bpf_link* l = bpf_program__attach_uprobe_opts(prog, -1, binary.c_str(), size_t(file_offset), &opts);
     if (!l)
-      throw Error(fmt::format("--windows-at: cannot attach a {} to {} in {}: {}", ret ? "uretprobe" : "uprobe", function,
-                              binary, std::strerror(errno)));
+      throw Error(fmt::format("--windows-at: cannot attach a {} to {} in {}: {}", ret ? "uretprobe" : "uprobe",
+                              function, binary, std::strerror(errno)));
     links_.push_back(l);
   }
 }
@@ -121,7 +121,7 @@ void WindowMarkers::attach_call_span(const std::string& binary, const CodeAt& op
   // All at the function's entry: on_call_return is a plain uprobe program (a uretprobe is the same
   // program type, attached at the return instead).
   std::vector<std::pair<bpf_program*, const CodeAt*>> probes{{skel_->progs.on_call_entry, &open},
-                                                              {skel_->progs.on_call_return, &close}};
+                                                             {skel_->progs.on_call_return, &close}};
   if (timer) {
     probes.emplace_back(skel_->progs.on_timer_stop, &timer->first);
     probes.emplace_back(skel_->progs.on_timer_start, &timer->second);
@@ -138,8 +138,9 @@ void WindowMarkers::attach_call_span(const std::string& binary, const CodeAt& op
 void WindowMarkers::attach_marker_fd(int fd) {
   __atomic_store_n(&skel_->data->marker_fd, fd, __ATOMIC_RELAXED);
   bpf_link* l = bpf_program__attach(skel_->progs.on_marker_write);
-  if (!l) throw Error(fmt::format("--windows: cannot attach the marker-fd program to the sys_enter tracepoint: {}",
-                                  std::strerror(errno)));
+  if (!l)
+    throw Error(fmt::format("--windows: cannot attach the marker-fd program to the sys_enter tracepoint: {}",
+                            std::strerror(errno)));
   links_.push_back(l);
 }
 

@@ -21,7 +21,7 @@ namespace nw::probes {
 struct TimelineOptions {
   bool on = false;
   uint64_t threshold_ns = 10'000;
-  uint64_t rate_per_sec = 20'000;  // per CPU
+  uint64_t rate_per_sec = 20'000;   // per CPU
   uint32_t ring_bytes = 16u << 20;  // a power of two
 };
 
@@ -69,9 +69,9 @@ struct WindowReadout {
     if (slot_window.empty() || key == 0) return key;
     return key <= slot_window.size() ? slot_window[key - 1] : 0;
   }
-  uint64_t dropped = 0;             // begins past NW_MAX_WINDOWS, not measured
-  uint64_t stray_ends = 0;          // end markers with no window open
-  uint64_t marker_lines = 0;        // marker-fd writes the kernel recognised
+  uint64_t dropped = 0;       // begins past NW_MAX_WINDOWS, not measured
+  uint64_t stray_ends = 0;    // end markers with no window open
+  uint64_t marker_lines = 0;  // marker-fd writes the kernel recognised
 };
 
 // Adds the probe's next window slot to `out`: a window, or a slot that was none (it maps to no

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "record/source_detail.h"
 #include "record/run_record.h"
+#include "record/source_detail.h"
 
 #include <algorithm>
 
@@ -27,7 +27,8 @@ static std::vector<NoiseEntry> blocking_parts(const NoiseEntry& total) {
     e.time_ns = p.value("time_ns", uint64_t(0));
     e.max_ns = p.value("max_ns", uint64_t(0));
     if (p.contains("detail")) e.detail = p["detail"];
-    if (sources::blocking_part(sources::parse(e.source)) == sources::BlockingPart::none || sum + e.time_ns > total.time_ns)
+    if (sources::blocking_part(sources::parse(e.source)) == sources::BlockingPart::none ||
+        sum + e.time_ns > total.time_ns)
       continue;
     sum += e.time_ns;
     out.push_back(std::move(e));
@@ -45,10 +46,8 @@ std::vector<NoiseEntry> RunSample::all_noise() const {
   std::vector<NoiseEntry> out;
   for (const auto& e : noise) {
     auto parts = e.source == sources::kBlocking ? blocking_parts(e) : std::vector<NoiseEntry>{};
-    if (parts.empty())
-      out.push_back(e);
-    else
-      out.insert(out.end(), parts.begin(), parts.end());
+    if (parts.empty()) out.push_back(e);
+    else out.insert(out.end(), parts.begin(), parts.end());
   }
   if (steal_ns > 0 && !find(std::string(sources::kSteal)))
     out.push_back({std::string(sources::kSteal), 0, steal_ns, steal_ns, nullptr});  // time, no events counted

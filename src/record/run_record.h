@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "system/host_info.h"  // HostInfo
 #include "record/timeline_summary.h"
+#include "system/host_info.h"  // HostInfo
 
 namespace nw {
 
@@ -31,9 +31,9 @@ nlohmann::json noise_entry_json(const NoiseEntry& e);
 
 // A hardware or software counter read for one repetition (libpfm4 / perf_event_open).
 struct CounterValue {
-  double value = 0;       // scaled value (raw * time_enabled / time_running)
+  double value = 0;  // scaled value (raw * time_enabled / time_running)
   uint64_t raw = 0;
-  double scaling = 1.0;   // time_running / time_enabled; < 1 means the counter was multiplexed
+  double scaling = 1.0;  // time_running / time_enabled; < 1 means the counter was multiplexed
 };
 
 // Context switches split the kernel's way (getrusage's ru_nvcsw / ru_nivcsw): voluntary when the
@@ -76,8 +76,8 @@ struct RunSample {
   // cpu_irq_ns is that part, so cpu_ns - cpu_irq_ns is the benchmark's own. Absent in records of
   // older versions.
   std::optional<uint64_t> cpu_ns, cpu_irq_ns;
-  int exit_status = 0;             // as the shell would report it (128+N for signal N)
-  std::optional<int> signal;       // terminating signal, if any
+  int exit_status = 0;        // as the shell would report it (128+N for signal N)
+  std::optional<int> signal;  // terminating signal, if any
   uint64_t migrations = 0, voluntary_switches = 0, involuntary_switches = 0;
   uint64_t minor_faults = 0, major_faults = 0;
   uint64_t steal_ns = 0;
@@ -93,7 +93,7 @@ struct RunSample {
   // The busiest processes on the other CPUs during the repetition, busiest first; absent where
   // not measured (window entries, records of older versions).
   std::optional<std::vector<Neighbour>> neighbours;
-  bool interrupted = false;        // cut short by SIGINT/SIGTERM: excluded from statistics
+  bool interrupted = false;  // cut short by SIGINT/SIGTERM: excluded from statistics
   // --windows: this entry is window `window` (its index in its process run) of process run
   // `process_run`. The whole process's figures (getrusage, steal, counters, CPU time, switch
   // counts, exit status, frequency) are not per window: a window entry leaves them out.
@@ -145,11 +145,11 @@ struct Summary {
 
 struct Attribution {
   std::string source;
-  double share = 0;                  // fraction of Var(wall) explained by this source
-  double mean_time_ns = 0;           // mean stolen time per measured run
+  double share = 0;                             // fraction of Var(wall) explained by this source
+  double mean_time_ns = 0;                      // mean stolen time per measured run
   std::optional<double> share_low, share_high;  // bootstrap interval
   double mean_count = 0, max_ns = 0;
-  nlohmann::json extra = nullptr;    // engine-specific evidence
+  nlohmann::json extra = nullptr;  // engine-specific evidence
 };
 
 struct Recommendation {
@@ -158,7 +158,7 @@ struct Recommendation {
   std::vector<std::string> addresses;  // sources this knob removes
   bool reboot = false;
   std::string tradeoff;
-  double share = 0;                    // share of variance addressed (ranking key)
+  double share = 0;  // share of variance addressed (ranking key)
 };
 
 struct Unavailable {
@@ -193,8 +193,8 @@ struct RunsAuto {
   double precision_percent = 0;  // asked (--precision)
   int max_runs = 0;              // --max-runs
   double confidence_percent = 0;
-  size_t measured_runs = 0;      // the JSON's "runs": the measured runs when they stopped
-  bool reached = false;          // whether the median was known within precision_percent
+  size_t measured_runs = 0;                // the JSON's "runs": the measured runs when they stopped
+  bool reached = false;                    // whether the median was known within precision_percent
   std::optional<double> achieved_percent;  // how closely it was; none (null) while unbounded
 };
 
@@ -204,7 +204,7 @@ struct RunRecord {
   std::vector<std::string> command;
   std::vector<int> cpus;
   bool pinned = true;
-  std::string cpu_reason;              // why this CPU was chosen
+  std::string cpu_reason;  // why this CPU was chosen
   HostInfo host;
   // What the statistics read, warm-ups included (the JSON's "runs"): one sample per process run,
   // or under --windows one per window (the process runs are then process_runs). measured() leaves
@@ -217,14 +217,14 @@ struct RunRecord {
   std::vector<std::string> warnings;
   uint64_t lost_events = 0;
   bool interrupted = false;
-  nlohmann::json report = nullptr;     // extra report-engine output (free-form, optional)
+  nlohmann::json report = nullptr;  // extra report-engine output (free-form, optional)
   // How the benchmark process was set up (--no-aslr, --fifo, --nice, --clean-env, --env) and the
   // machine tuning in force (--tune); null when none of them was asked for.
   nlohmann::json setup = nullptr;
   // --windows: `samples` holds windows; these are the process runs they came from, each with its
   // whole-process figures and all its noise (inside windows and between them).
   std::vector<RunSample> process_runs;
-  std::optional<int> warmup_windows;   // set with --windows
+  std::optional<int> warmup_windows;        // set with --windows
   std::optional<std::string> windows_exec;  // --windows-exec COMM: the program whose runs are windows
   std::optional<WindowsAt> windows_at;
   std::optional<WindowsHarness> windows_harness;

@@ -51,9 +51,10 @@ static void to_json(json& j, const ProbeSwitches& p) {
 
 // A window entry: what is measured per window (see RunSample::window).
 static json window_json(const RunSample& r) {
-  json j = {{"index", r.index},     {"warmup", r.warmup},           {"window", *r.window},
-            {"wall_ns", r.wall_ns}, {"migrations", r.migrations},   {"blocking_ns", r.blocking_ns},
-            {"noise", r.noise},     {"process_run", r.process_run.value_or(0)}};
+  json j = {{"index", r.index},           {"warmup", r.warmup},
+            {"window", *r.window},        {"wall_ns", r.wall_ns},
+            {"migrations", r.migrations}, {"blocking_ns", r.blocking_ns},
+            {"noise", r.noise},           {"process_run", r.process_run.value_or(0)}};
   if (!r.label.is_null()) j["label"] = r.label;
   put_if(j, "paused_ns", r.paused_ns);
   put_if(j, "pauses", r.pauses);
@@ -130,8 +131,11 @@ static void to_json(json& j, const HostInfo& h) {
 }
 
 static void to_json(json& j, const Attribution& a) {
-  j = {{"source", a.source}, {"share", a.share}, {"mean_time_ns", a.mean_time_ns},
-       {"mean_count", a.mean_count}, {"max_ns", a.max_ns}};
+  j = {{"source", a.source},
+       {"share", a.share},
+       {"mean_time_ns", a.mean_time_ns},
+       {"mean_count", a.mean_count},
+       {"max_ns", a.max_ns}};
   put_if(j, "share_low", a.share_low);
   put_if(j, "share_high", a.share_high);
   if (!a.extra.is_null()) j["extra"] = a.extra;
@@ -197,7 +201,7 @@ namespace {
 template <typename T>
 T checked_integer(const json& v, const std::string& what) {
   if (!v.is_number()) throw std::runtime_error(fmt::format("{} has the wrong type ({})", what, v.type_name()));
-  long double x = v.is_number_unsigned() ? (long double)v.get<uint64_t>()
+  long double x = v.is_number_unsigned()  ? (long double)v.get<uint64_t>()
                   : v.is_number_integer() ? (long double)v.get<int64_t>()
                                           : (long double)v.get<double>();
   if (!(x >= (long double)std::numeric_limits<T>::min() && x <= (long double)std::numeric_limits<T>::max()))
@@ -327,7 +331,8 @@ RunSample run_from_json(const json& j, const std::string& where) {
     std::string w = where + ".probe_switches";
     ProbeSwitches p;
     p.seen = switches_from_json(ps, w);
-    if (ps.contains("before_tracking")) p.before_tracking = switches_from_json(ps["before_tracking"], w + ".before_tracking");
+    if (ps.contains("before_tracking"))
+      p.before_tracking = switches_from_json(ps["before_tracking"], w + ".before_tracking");
     if (ps.contains("unseen")) get_opt(ps, "unseen", p.unseen, w);
     r.probe_switches = p;
   }
@@ -431,11 +436,11 @@ RunRecord run_record_from_json(const json& j) {
   RunRecord rec;
   auto schema = j.value("schema", std::string{});
   if (schema.rfind("noisewatch.run/", 0) != 0)
-    throw std::runtime_error(schema.empty()
-                                 ? "not a noisewatch run report (no \"schema\" field)"
-                                 : "not a noisewatch run report (schema is \"" + schema + "\")");
+    throw std::runtime_error(schema.empty() ? "not a noisewatch run report (no \"schema\" field)"
+                                            : "not a noisewatch run report (schema is \"" + schema + "\")");
   if (schema != "noisewatch.run/1")
-    throw std::runtime_error("unsupported run report schema \"" + schema + "\" (this noisewatch reads noisewatch.run/1)");
+    throw std::runtime_error("unsupported run report schema \"" + schema +
+                             "\" (this noisewatch reads noisewatch.run/1)");
   rec.schema = schema;
   const std::string top = "report";
   get_opt(j, "version", rec.version, top);
@@ -488,7 +493,8 @@ RunRecord run_record_from_json(const json& j) {
     rec.process_runs = objects_from_json(j["process_runs"], "process_runs", run_from_json);
   }
   get_optional(j, "warmup_windows", rec.warmup_windows, top);
-  if (j.contains("windows_exec") && j["windows_exec"].is_string()) rec.windows_exec = j["windows_exec"].get<std::string>();
+  if (j.contains("windows_exec") && j["windows_exec"].is_string())
+    rec.windows_exec = j["windows_exec"].get<std::string>();
   if (j.contains("windows_at") && j["windows_at"].is_object()) rec.windows_at = windows_at_from_json(j["windows_at"]);
   if (j.contains("windows_harness") && j["windows_harness"].is_object())
     rec.windows_harness = windows_harness_from_json(j["windows_harness"]);

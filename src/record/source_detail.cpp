@@ -71,7 +71,8 @@ SourceDetail SourceDetail::from_json(const json& j) {
     else if (k == "parts" && v.is_array()) d.parts = v, known = true;
     if (!known) d.other[k] = v;
   }
-  if (late_count || late_ns || late_max) d.timer_late = TimerLate{late_count.value_or(0), late_ns.value_or(0), late_max.value_or(0)};
+  if (late_count || late_ns || late_max)
+    d.timer_late = TimerLate{late_count.value_or(0), late_ns.value_or(0), late_max.value_or(0)};
   return d;
 }
 

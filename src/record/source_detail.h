@@ -27,22 +27,23 @@ struct TimerLate {
 };
 
 struct SourceDetail {
-  std::vector<int> cpus;               // the CPUs its time was charged on
-  std::vector<uint64_t> per_cpu_ns;    // on several CPUs: each one's part (each bounded by the wall time)
-  std::optional<int64_t> pid;          // its task (preemption, contention, a wait's waker), the first of several
-  std::vector<int64_t> pids;           // every task, when there were several (over runs: always)
-  std::optional<int> irq;              // its IRQ number (irq:, blocking:io:)
-  std::optional<int64_t> cgroup_id;    // throttle: the group whose quota ran out
-  std::optional<int> from, to;         // one migration event's CPUs (the probe's)
-  std::vector<MigrationPath> paths;    // a repetition's migrations by path
-  std::optional<TimerLate> timer_late; // blocking:sleep
-  bool timer_late_event = false;       // a probe event that is such lateness, not sleep time
-  bool irq_thread_event = false;       // a probe event: the IRQ's handler thread ran, not its hard handler
-  std::optional<uint64_t> threaded_count, threaded_ns;  // irq: how much of it ran in its thread (PREEMPT_RT, threadirqs)
+  std::vector<int> cpus;                // the CPUs its time was charged on
+  std::vector<uint64_t> per_cpu_ns;     // on several CPUs: each one's part (each bounded by the wall time)
+  std::optional<int64_t> pid;           // its task (preemption, contention, a wait's waker), the first of several
+  std::vector<int64_t> pids;            // every task, when there were several (over runs: always)
+  std::optional<int> irq;               // its IRQ number (irq:, blocking:io:)
+  std::optional<int64_t> cgroup_id;     // throttle: the group whose quota ran out
+  std::optional<int> from, to;          // one migration event's CPUs (the probe's)
+  std::vector<MigrationPath> paths;     // a repetition's migrations by path
+  std::optional<TimerLate> timer_late;  // blocking:sleep
+  bool timer_late_event = false;        // a probe event that is such lateness, not sleep time
+  bool irq_thread_event = false;        // a probe event: the IRQ's handler thread ran, not its hard handler
+  std::optional<uint64_t> threaded_count,
+      threaded_ns;                       // irq: how much of it ran in its thread (PREEMPT_RT, threadirqs)
   std::optional<uint64_t> minor, major;  // fault: getrusage's counts
-  std::string origin;                  // steal: where it was read ("/proc/stat", "steal_ns"); "from" in JSON
-  std::optional<double> reference_khz; // frequency: the clock the report compares each run's with
-  nlohmann::json parts;                // blocking: its parts, noise entries as the record writes them
+  std::string origin;                    // steal: where it was read ("/proc/stat", "steal_ns"); "from" in JSON
+  std::optional<double> reference_khz;   // frequency: the clock the report compares each run's with
+  nlohmann::json parts;                  // blocking: its parts, noise entries as the record writes them
   nlohmann::json other = nlohmann::json::object();  // keys this version does not know, as read
 
   // A record's detail (null, or an object); a key of the wrong type is kept in `other`, unread.

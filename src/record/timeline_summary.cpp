@@ -25,7 +25,10 @@ json timeline_to_json(const TimelineSummary& t) {
   }
   json marks = json::array();
   for (const auto& m : t.marks)
-    marks.push_back({{"process_run", m.process_run}, {"at_ns", m.at_ns}, {"dur_ns", m.dur_ns}, {"source", m.source},
+    marks.push_back({{"process_run", m.process_run},
+                     {"at_ns", m.at_ns},
+                     {"dur_ns", m.dur_ns},
+                     {"source", m.source},
                      {"cpu", m.cpu}});
   return {{"file", t.file},
           {"threshold_ns", t.threshold_ns},
@@ -48,7 +51,8 @@ uint64_t u64(const json& j, const char* key, const std::string& where) {
 
 int small_int(const json& j, const char* key, const std::string& where) {
   uint64_t v = u64(j, key, where);
-  if (v > uint64_t(std::numeric_limits<int>::max())) throw std::runtime_error(fmt::format("{}.{} is out of range", where, key));
+  if (v > uint64_t(std::numeric_limits<int>::max()))
+    throw std::runtime_error(fmt::format("{}.{} is out of range", where, key));
   return int(v);
 }
 

@@ -64,12 +64,14 @@ class WorkTrees {
   WorkTrees(std::string repo, std::string dir, bool keep) : repo_(std::move(repo)), dir_(std::move(dir)), keep_(keep) {
     std::error_code ec;
     fs::create_directories(dir_, ec);
-    if (ec) throw Error(fmt::format("cannot create the work tree directory {}: {} (give another with --cache)", dir_,
-                                    ec.message()));
+    if (ec)
+      throw Error(
+          fmt::format("cannot create the work tree directory {}: {} (give another with --cache)", dir_, ec.message()));
   }
   ~WorkTrees() {
     if (keep_) return;
-    for (const auto& [commit, tree] : trees_) (void)run_captured({"git", "-C", repo_, "worktree", "remove", "--force", tree.dir});
+    for (const auto& [commit, tree] : trees_)
+      (void)run_captured({"git", "-C", repo_, "worktree", "remove", "--force", tree.dir});
     (void)run_captured({"git", "-C", repo_, "worktree", "prune"});
     std::error_code ec;
     fs::remove_all(dir_, ec);
@@ -125,8 +127,8 @@ struct Measured {
 
 // A and B interleaved in their work trees, until `decided` (or the request's cap).
 Measured measure(const BisectRequest& req, const std::string& dir_a, const std::string& dir_b,
-                 std::function<bool(const std::vector<compare::Pair>&)> decided, uint64_t seed,
-                 size_t max_pairs, size_t min_pairs = 0) {
+                 std::function<bool(const std::vector<compare::Pair>&)> decided, uint64_t seed, size_t max_pairs,
+                 size_t min_pairs = 0) {
   LiveRequest lr;
   lr.plan = req.plan;
   lr.plan.alternatives = {req.plan.command};
@@ -216,25 +218,27 @@ BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress
   r.steps.push_back(ends);
   if (e.run.session_status) {
     r.outcome = "failed";
-    r.message = "the benchmark failed at an endpoint: " + last_line(e.run.record.warnings.empty() ? std::string()
-                                                                                                   : e.run.record.warnings.back());
+    r.message = "the benchmark failed at an endpoint: " +
+                last_line(e.run.record.warnings.empty() ? std::string() : e.run.record.warnings.back());
     r.seconds = seconds_since(start);
     return r;
   }
-  say(fmt::format("endpoints: bad/good {:.4f} ({}), {}, {} pairs", e.decision.ratio, compare::interval_text(e.decision.low, e.decision.high),
-                  e.decision.outcome, e.decision.pairs));
+  say(fmt::format("endpoints: bad/good {:.4f} ({}), {}, {} pairs", e.decision.ratio,
+                  compare::interval_text(e.decision.low, e.decision.high), e.decision.outcome, e.decision.pairs));
   if (e.decision.outcome != "different" || e.decision.low <= 1) {
     r.outcome = e.decision.outcome == "undecided" ? "undecided" : "no-regression";
     if (r.outcome == "undecided") r.obstacles = find_obstacles(e.run.record);
-    r.message = e.decision.outcome == "same"
-                    ? fmt::format("bad is not slower than good: the same within ±{:g} % (bad/good {:.4f}); no commit to "
-                                  "blame",
-                                  req.threshold_percent, e.decision.ratio)
-                : e.decision.outcome == "different"
-                    ? fmt::format("bad is faster than good (bad/good {:.4f}): swap --good and --bad to find the speed-up",
-                                  e.decision.ratio)
-                    : fmt::format("good and bad could not be told apart in {} pairs (bad/good {:.4f}): no commit to blame",
-                                  e.decision.pairs, e.decision.ratio);
+    r.message =
+        e.decision.outcome == "same"
+            ? fmt::format(
+                  "bad is not slower than good: the same within ±{:g} % (bad/good {:.4f}); no commit to "
+                  "blame",
+                  req.threshold_percent, e.decision.ratio)
+        : e.decision.outcome == "different"
+            ? fmt::format("bad is faster than good (bad/good {:.4f}): swap --good and --bad to find the speed-up",
+                          e.decision.ratio)
+            : fmt::format("good and bad could not be told apart in {} pairs (bad/good {:.4f}): no commit to blame",
+                          e.decision.pairs, e.decision.ratio);
     r.seconds = seconds_since(start);
     return r;
   }
@@ -282,7 +286,7 @@ BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress
     fill(s, mm);
     s.seconds = seconds_since(step_start);
     const auto where = compare::side_of(mm.decision, half);
-    s.verdict = mm.run.session_status   ? "failed"
+    s.verdict = mm.run.session_status         ? "failed"
                 : where == stats::Side::above ? "bad"
                 : where == stats::Side::below ? "good"
                                               : "noisy";
@@ -299,9 +303,10 @@ BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress
   if (!r.candidates.empty()) {
     r.candidates.push_back(commits[hi]);
     r.outcome = "undecided";
-    r.message = fmt::format("the first bad commit is one of {} (the others were skipped: they did not build, failed, "
-                            "or stayed undecided)",
-                            r.candidates.size());
+    r.message = fmt::format(
+        "the first bad commit is one of {} (the others were skipped: they did not build, failed, "
+        "or stayed undecided)",
+        r.candidates.size());
     r.seconds = seconds_since(start);
     return r;
   }
@@ -324,9 +329,10 @@ BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress
   r.message = confirmed ? fmt::format("first bad commit {} \"{}\": {:.2f} % slower than its parent ({})",
                                       short_hash(r.first_bad), r.first_bad_subject, (c.ratio - 1) * 100,
                                       compare::interval_text(c.low, c.high))
-                        : fmt::format("the search ended at {} \"{}\", but against its parent it is {} (B/A {:.4f}): "
-                                      "a step may have been wrong; rerun with more --max-runs",
-                                      short_hash(r.first_bad), r.first_bad_subject, c.verdict, c.ratio);
+                        : fmt::format(
+                              "the search ended at {} \"{}\", but against its parent it is {} (B/A {:.4f}): "
+                              "a step may have been wrong; rerun with more --max-runs",
+                              short_hash(r.first_bad), r.first_bad_subject, c.verdict, c.ratio);
   r.seconds = seconds_since(start);
   return r;
 }
@@ -345,8 +351,8 @@ std::string render_bisect_text(const BisectResult& r) {
     tested += s.role == "step";
     skipped += s.verdict == "build failed" || s.verdict == "noisy" || s.verdict == "failed";
   }
-  out += fmt::format("{} commits between good and bad: {} tested ({} skipped), {:.1f} s.\n", r.commits, tested,
-                     skipped, r.seconds);
+  out += fmt::format("{} commits between good and bad: {} tested ({} skipped), {:.1f} s.\n", r.commits, tested, skipped,
+                     r.seconds);
   if (!r.candidates.empty()) {
     out += "Candidates:\n";
     for (const auto& c : r.candidates) out += "  " + c + "\n";
@@ -367,15 +373,21 @@ std::string render_bisect_text(const BisectResult& r) {
 nlohmann::json bisect_json(const BisectResult& r) {
   auto bound = [](double v) { return std::isfinite(v) && v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
   auto step_json = [&](const BisectStep& s) {
-    return nlohmann::json{{"commit", s.commit}, {"subject", s.subject}, {"role", s.role},
-                          {"verdict", s.verdict}, {"pairs", s.pairs},   {"ratio", s.ratio},
-                          {"ci", {bound(s.low), bound(s.high)}},        {"noise", s.noise},
+    return nlohmann::json{{"commit", s.commit},
+                          {"subject", s.subject},
+                          {"role", s.role},
+                          {"verdict", s.verdict},
+                          {"pairs", s.pairs},
+                          {"ratio", s.ratio},
+                          {"ci", {bound(s.low), bound(s.high)}},
+                          {"noise", s.noise},
                           {"seconds", s.seconds}};
   };
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : r.steps) steps.push_back(step_json(s));
   nlohmann::json obs = nlohmann::json::array();
-  for (const auto& o : r.obstacles) obs.push_back({{"source", o.source}, {"share", o.share}, {"sides", o.sides}, {"fix", o.fix}});
+  for (const auto& o : r.obstacles)
+    obs.push_back({{"source", o.source}, {"share", o.share}, {"sides", o.sides}, {"fix", o.fix}});
   return {{"schema", "noisewatch.bisect/1"},
           {"outcome", r.outcome},
           {"message", r.message},

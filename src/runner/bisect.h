@@ -20,26 +20,26 @@
 namespace nw::runner {
 
 struct BisectRequest {
-  std::string repo = ".";            // --repo: a git work tree
-  std::string good, bad;             // --good, --bad: revisions
-  std::string build;                 // --build: shell command run in each commit's work tree ("": none)
-  Plan plan;                         // command: the benchmark (relative paths: the work tree's); cpus, warm-ups, setup
-  size_t max_pairs = 60;             // --max-runs: pairs per step at most
-  double alpha = 0.01;               // per step (--confidence 99)
-  double threshold_percent = 1.0;    // the endpoints must differ by more than the equivalence margin
-  std::string cache;                 // --cache DIR: where the work trees go ("": ~/.cache/noisewatch)
-  bool keep = false;                 // --keep-worktrees
+  std::string repo = ".";          // --repo: a git work tree
+  std::string good, bad;           // --good, --bad: revisions
+  std::string build;               // --build: shell command run in each commit's work tree ("": none)
+  Plan plan;                       // command: the benchmark (relative paths: the work tree's); cpus, warm-ups, setup
+  size_t max_pairs = 60;           // --max-runs: pairs per step at most
+  double alpha = 0.01;             // per step (--confidence 99)
+  double threshold_percent = 1.0;  // the endpoints must differ by more than the equivalence margin
+  std::string cache;               // --cache DIR: where the work trees go ("": ~/.cache/noisewatch)
+  bool keep = false;               // --keep-worktrees
   uint64_t seed = 0;
 };
 
 struct BisectStep {
-  std::string commit, subject;      // full hash, first line of its message
-  std::string role;                 // "endpoints" | "step" | "confirm"
-  std::string verdict;              // good | bad | noisy | build failed | different | same | undecided | failed
+  std::string commit, subject;  // full hash, first line of its message
+  std::string role;             // "endpoints" | "step" | "confirm"
+  std::string verdict;          // good | bad | noisy | build failed | different | same | undecided | failed
   size_t pairs = 0;
   double ratio = 1, low = 0, high = 0;  // vs good (confirm: vs the parent); 0 / inf: unbounded
-  std::string noise;                // the source with the largest share of the step's variance ("" none)
-  double seconds = 0;               // build and measurement
+  std::string noise;                    // the source with the largest share of the step's variance ("" none)
+  double seconds = 0;                   // build and measurement
 };
 
 struct BisectResult {
@@ -47,14 +47,14 @@ struct BisectResult {
   // failed (an endpoint does not build, or the benchmark fails)
   std::string outcome;
   std::string first_bad, first_bad_subject, parent;
-  std::optional<BisectStep> change;        // the confirmation: first bad against its parent
-  std::vector<std::string> candidates;     // undecided boundary: the commits it could be
+  std::optional<BisectStep> change;     // the confirmation: first bad against its parent
+  std::vector<std::string> candidates;  // undecided boundary: the commits it could be
   std::vector<BisectStep> steps;
   std::vector<compare::Obstacle> obstacles;  // endpoints undecided: what stood in the way
-  std::string message;                     // one line saying what it found
-  size_t commits = 0;                      // between good (excluded) and bad (included)
+  std::string message;                       // one line saying what it found
+  size_t commits = 0;                        // between good (excluded) and bad (included)
   double seconds = 0;
-  std::string cache;                       // where the work trees were
+  std::string cache;  // where the work trees were
 };
 
 using BisectProgress = std::function<void(const std::string& line)>;

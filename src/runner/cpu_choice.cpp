@@ -15,8 +15,7 @@ namespace nw::runner {
 
 DefaultCpus choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& irqs) {
   if (allowed.empty()) return {{}, "no CPU is allowed"};
-  if (allowed.size() == 1)
-    return {{allowed[0]}, fmt::format("CPU {}, the only CPU noisewatch may use", allowed[0])};
+  if (allowed.size() == 1) return {{allowed[0]}, fmt::format("CPU {}, the only CPU noisewatch may use", allowed[0])};
   std::vector<int> candidates;
   for (int c : allowed)
     if (c != 0) candidates.push_back(c);
@@ -34,10 +33,9 @@ DefaultCpus choose_cpu(const std::vector<int>& allowed, const sys::Interrupts& i
   }
   std::string why = candidates.size() == 1
                         ? fmt::format("CPU {}: CPU 0 is avoided (housekeeping: timers, RCU, default IRQ target)", best)
-                        : fmt::format("CPU {}: fewest device IRQs so far ({}) among CPUs {}, CPU 0 avoided",
-                                      best, best_n, sys::format_cpulist(candidates));
-  if (candidates.size() == 1 && best_n > 0)
-    why += fmt::format("; note it has served {} device IRQs", best_n);
+                        : fmt::format("CPU {}: fewest device IRQs so far ({}) among CPUs {}, CPU 0 avoided", best,
+                                      best_n, sys::format_cpulist(candidates));
+  if (candidates.size() == 1 && best_n > 0) why += fmt::format("; note it has served {} device IRQs", best_n);
   return {{best}, why};
 }
 

@@ -141,9 +141,10 @@ std::optional<std::string> gbench_out_in_command(const std::vector<std::string>&
     if (auto p = value(command[i], "benchmark_out")) out = *p;
   }
   if (out && format != "json")
-    throw Error(fmt::format("--windows gbench reads the benchmark's JSON output, but the command writes {} to {}: "
-                            "drop --benchmark_out_format (JSON is its default) or give json",
-                            format, *out));
+    throw Error(
+        fmt::format("--windows gbench reads the benchmark's JSON output, but the command writes {} to {}: "
+                    "drop --benchmark_out_format (JSON is its default) or give json",
+                    format, *out));
   return out;
 }
 

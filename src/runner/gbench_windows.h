@@ -33,8 +33,8 @@ inline constexpr const char* kGbenchOutFormatEnv = "BENCHMARK_OUT_FORMAT";
 
 // One repetition as Google Benchmark reports it (run_type "iteration").
 struct GbenchRun {
-  std::string name;         // "BM_Sort/1024", the name its reports give
-  int64_t iterations = 0;   // across all its threads
+  std::string name;        // "BM_Sort/1024", the name its reports give
+  int64_t iterations = 0;  // across all its threads
   int threads = 1;
   // The time it measured for the repetition, real_time (per iteration, in time_unit) x iterations:
   // with threads, the mean of their timers; with UseManualTime, what the benchmark reported. 0: not given.

@@ -73,8 +73,7 @@ std::vector<std::string> benchmark_environment(const BenchmarkSetup& setup, char
   if (setup.clean_env) {
     // noisewatch's own protocol goes through: the marker fd of --windows, where Google Benchmark
     // writes the JSON output --windows gbench reads.
-    for (std::string_view name :
-         {"PATH=", "HOME=", "NOISEWATCH_MARKER_FD=", "BENCHMARK_OUT=", "BENCHMARK_OUT_FORMAT="})
+    for (std::string_view name : {"PATH=", "HOME=", "NOISEWATCH_MARKER_FD=", "BENCHMARK_OUT=", "BENCHMARK_OUT_FORMAT="})
       for (char** e = caller_env; e && *e; ++e)
         if (std::string_view(*e).substr(0, name.size()) == name) env.emplace_back(*e);
     env.emplace_back("LANG=C");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runner/live_compare.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <map>
 #include <random>
@@ -109,8 +109,7 @@ LiveRun run_live(const LiveRequest& request, const PairProgress& progress, const
         ++warmups;
       } else {
         auto done = complete_pairs(so_far);
-        SequentialDecision d =
-            decide_pairs(done, request.options.threshold_percent, request.options.alpha);
+        SequentialDecision d = decide_pairs(done, request.options.threshold_percent, request.options.alpha);
         if (progress && done.size() > reported) progress(d, request.max_pairs);
         reported = done.size();
         const bool may_stop = done.size() >= request.min_pairs;
@@ -129,11 +128,11 @@ LiveRun run_live(const LiveRequest& request, const PairProgress& progress, const
   auto result = run_session(plan, {}, ready, schedule);
   LiveRun out{std::move(result.record), result.exit_status};
   out.record.compare_sides = CompareSides{.a = request.plan.command,
-                                         .b = request.plan.alternatives[0],
-                                         .max_pairs = request.max_pairs,
-                                         .min_pairs = request.min_pairs,
-                                         .threshold_percent = request.options.threshold_percent,
-                                         .alpha = request.options.alpha};
+                                          .b = request.plan.alternatives[0],
+                                          .max_pairs = request.max_pairs,
+                                          .min_pairs = request.min_pairs,
+                                          .threshold_percent = request.options.threshold_percent,
+                                          .alpha = request.options.alpha};
   return out;
 }
 

@@ -20,11 +20,11 @@ using compare::Options;
 using compare::SequentialDecision;
 
 struct LiveRequest {
-  Plan plan;        // command: A; alternatives: {B}; warmup: warm-ups per side
-  size_t max_pairs = 100;   // --max-runs: runs per side at most
-  size_t min_pairs = 0;     // --min-runs: no decision before this many pairs
-  Options options;          // threshold, alpha, fail_above
-  uint64_t seed = 0;        // the pairs' order; 0: random
+  Plan plan;               // command: A; alternatives: {B}; warmup: warm-ups per side
+  size_t max_pairs = 100;  // --max-runs: runs per side at most
+  size_t min_pairs = 0;    // --min-runs: no decision before this many pairs
+  Options options;         // threshold, alpha, fail_above
+  uint64_t seed = 0;       // the pairs' order; 0: random
   // When to stop, asked after every complete pair (before min_pairs too); default: as soon as
   // decide_pairs is not undecided.
   std::function<bool(const std::vector<compare::Pair>&)> decided;
@@ -34,8 +34,8 @@ struct LiveRequest {
 using PairProgress = std::function<void(const SequentialDecision&, size_t max_pairs)>;
 
 struct LiveRun {
-  RunRecord record;         // both sides: runs labelled "A" / "B" with their pair; compare_sides
-  int session_status = 0;   // run_session's: 0, a failing command's status, 130 after SIGINT
+  RunRecord record;        // both sides: runs labelled "A" / "B" with their pair; compare_sides
+  int session_status = 0;  // run_session's: 0, a failing command's status, 130 after SIGINT
 };
 LiveRun run_live(const LiveRequest& request, const PairProgress& progress = {},
                  const std::function<void()>& ready = {});

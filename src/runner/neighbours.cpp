@@ -8,9 +8,9 @@
 namespace nw::runner {
 
 std::vector<Neighbour> busiest_neighbours(const std::vector<sys::TaskTime>& before,
-                                          const std::vector<sys::TaskTime>& after,
-                                          const std::vector<pid_t>& excluded, const std::vector<int>& benchmark_cpus,
-                                          size_t keep, const PlaceOf& place_of, const CommOf& comm_of) {
+                                          const std::vector<sys::TaskTime>& after, const std::vector<pid_t>& excluded,
+                                          const std::vector<int>& benchmark_cpus, size_t keep, const PlaceOf& place_of,
+                                          const CommOf& comm_of) {
   std::unordered_map<pid_t, const sys::TaskTime*> was;
   was.reserve(before.size());
   for (const auto& t : before) was[t.tid] = &t;
@@ -29,8 +29,7 @@ std::vector<Neighbour> busiest_neighbours(const std::vector<sys::TaskTime>& befo
     if (ran == 0) continue;  // most tasks slept throughout: no second read for them
     // The task iterator gives the place with the times; /proc needs a read of the task's stat.
     auto place = t.place ? t.place : place_of(t.pid, t.tid);
-    if (!place || std::find(benchmark_cpus.begin(), benchmark_cpus.end(), place->cpu) != benchmark_cpus.end())
-      continue;
+    if (!place || std::find(benchmark_cpus.begin(), benchmark_cpus.end(), place->cpu) != benchmark_cpus.end()) continue;
     if (!t.process_comm.empty()) process_comm[t.pid] = t.process_comm;
     Busy& b = by_process[t.pid];
     b.ns += ran;

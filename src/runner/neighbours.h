@@ -36,9 +36,9 @@ using CommOf = std::function<std::string(pid_t pid)>;
 // A task's place and its process's name come from the snapshot when it has them, else from
 // `place_of` and `comm_of`.
 std::vector<Neighbour> busiest_neighbours(const std::vector<sys::TaskTime>& before,
-                                          const std::vector<sys::TaskTime>& after,
-                                          const std::vector<pid_t>& excluded, const std::vector<int>& benchmark_cpus,
-                                          size_t keep, const PlaceOf& place_of, const CommOf& comm_of);
+                                          const std::vector<sys::TaskTime>& after, const std::vector<pid_t>& excluded,
+                                          const std::vector<int>& benchmark_cpus, size_t keep, const PlaceOf& place_of,
+                                          const CommOf& comm_of);
 
 using Snapshot = std::function<std::vector<sys::TaskTime>()>;
 

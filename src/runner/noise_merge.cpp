@@ -63,7 +63,8 @@ std::vector<NoiseEntry> merge_noise(const std::vector<probes::NoiseEvent>& event
   }
   // The parts of blocking (blocking:sleep, blocking:io:<irq>, ...) go into the total's detail: the
   // noise list never holds the same time twice. The analyses see the parts (RunSample::all_noise).
-  auto blocking = std::find_if(out.begin(), out.end(), [](const NoiseEntry& e) { return e.source == sources::kBlocking; });
+  auto blocking =
+      std::find_if(out.begin(), out.end(), [](const NoiseEntry& e) { return e.source == sources::kBlocking; });
   if (blocking != out.end()) {
     nlohmann::json parts = nlohmann::json::array();
     for (const auto& e : out)

@@ -11,12 +11,12 @@ namespace nw::runner {
 // Per-benchmark knobs: they change the benchmark process only, never the machine. The held
 // child applies them between fork and execve (held_child.cpp).
 struct BenchmarkSetup {
-  bool no_aslr = false;          // --no-aslr: personality(ADDR_NO_RANDOMIZE), like setarch -R
-  std::optional<int> fifo;       // --fifo N: SCHED_FIFO at priority N
-  std::optional<int> nice;       // --nice N
+  bool no_aslr = false;                    // --no-aslr: personality(ADDR_NO_RANDOMIZE), like setarch -R
+  std::optional<int> fifo;                 // --fifo N: SCHED_FIFO at priority N
+  std::optional<int> nice;                 // --nice N
   std::optional<uint64_t> timer_slack_ns;  // --timer-slack NS: prctl(PR_SET_TIMERSLACK), inherited
-  bool clean_env = false;        // --clean-env: only PATH, HOME and LANG=C (like env -i)
-  std::vector<std::string> env;  // --env K=V, added last (they win)
+  bool clean_env = false;                  // --clean-env: only PATH, HOME and LANG=C (like env -i)
+  std::vector<std::string> env;            // --env K=V, added last (they win)
 
   bool any() const { return no_aslr || fifo || nice || timer_slack_ns || clean_env || !env.empty(); }
 };
@@ -54,9 +54,9 @@ struct Plan {
   // The directory each command runs in, index-aligned (0: command, i: alternatives[i - 1]);
   // missing or "": noisewatch's own (bisect: each commit's work tree).
   std::vector<std::string> workdirs;
-  std::vector<int> cpus;          // pin targets; empty with --no-pin
+  std::vector<int> cpus;  // pin targets; empty with --no-pin
   bool pin = true;
-  std::string cpu_reason;         // why these CPUs (printed and recorded)
+  std::string cpu_reason;  // why these CPUs (printed and recorded)
   // How many process runs are measured (--runs), after `warmup` warm-up runs. ("runs" alone meant
   // three things: this count; the record's samples, RunRecord::samples, warm-ups included; and,
   // under --windows, the windows those samples are, beside the process runs, RunRecord::process_runs.)

@@ -20,9 +20,7 @@ namespace {
 #define CAP_BPF 39
 #endif
 
-bool has_cap(const __user_cap_data_struct (&data)[2], int cap) {
-  return data[cap / 32].effective & (1u << (cap % 32));
-}
+bool has_cap(const __user_cap_data_struct (&data)[2], int cap) { return data[cap / 32].effective & (1u << (cap % 32)); }
 
 std::string self_path() {
   char buf[4096];
@@ -40,8 +38,10 @@ void require_bpf_privileges() {
     if (has_cap(data, CAP_SYS_ADMIN)) return;
     if (has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON)) return;
   }
-  throw Error("missing privileges: loading the eBPF probes needs root or CAP_BPF and CAP_PERFMON; run "
-              "with sudo, or grant them once: sudo setcap cap_bpf,cap_perfmon+ep " + self_path());
+  throw Error(
+      "missing privileges: loading the eBPF probes needs root or CAP_BPF and CAP_PERFMON; run "
+      "with sudo, or grant them once: sudo setcap cap_bpf,cap_perfmon+ep " +
+      self_path());
 }
 
 }  // namespace nw::runner

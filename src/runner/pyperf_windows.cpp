@@ -143,10 +143,11 @@ void PyperfNaming::name(std::vector<probes::WindowMark>& windows, std::vector<st
     return;
   }
   auto keep = [&](const std::string& why) {
-    warnings.push_back(fmt::format("process run {}: --windows pyperf could not pair its {} worker window(s) with "
-                                   "pyperf's runs in {} ({}): they keep the program's name and have no "
-                                   "harness_duration_ns",
-                                   pr, windows.size(), out_->path, why));
+    warnings.push_back(
+        fmt::format("process run {}: --windows pyperf could not pair its {} worker window(s) with "
+                    "pyperf's runs in {} ({}): they keep the program's name and have no "
+                    "harness_duration_ns",
+                    pr, windows.size(), out_->path, why));
   };
   if (!before_error_.empty()) return keep("before the run: " + before_error_);
   std::optional<std::vector<PyperfRun>> after;
@@ -165,9 +166,10 @@ void PyperfNaming::name(std::vector<probes::WindowMark>& windows, std::vector<st
   for (const auto& w : windows)
     if (w.harness_duration_ns && w.end_ns >= w.begin_ns && w.end_ns - w.begin_ns < *w.harness_duration_ns) ++shorter;
   if (shorter)
-    warnings.push_back(fmt::format("process run {}: {} of the {} worker windows are shorter than the duration pyperf "
-                                   "measured inside them in {}: was it written by another process meanwhile?",
-                                   pr, shorter, windows.size(), out_->path));
+    warnings.push_back(
+        fmt::format("process run {}: {} of the {} worker windows are shorter than the duration pyperf "
+                    "measured inside them in {}: was it written by another process meanwhile?",
+                    pr, shorter, windows.size(), out_->path));
 }
 
 }  // namespace nw::runner

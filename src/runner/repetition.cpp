@@ -12,8 +12,7 @@
 
 namespace nw::runner {
 
-Repetition::Repetition(boost::asio::io_context& io, boost::asio::signal_set& signals)
-    : io_(io), signals_(signals) {}
+Repetition::Repetition(boost::asio::io_context& io, boost::asio::signal_set& signals) : io_(io), signals_(signals) {}
 
 ChildResult Repetition::run(HeldChild& child) {
   ChildResult r;
@@ -21,18 +20,17 @@ ChildResult Repetition::run(HeldChild& child) {
   boost::asio::posix::stream_descriptor exit_fd(io_, dup(child.pidfd()));
   bool exited = false;
   uint64_t end = 0;
-  exit_fd.async_wait(boost::asio::posix::stream_descriptor::wait_read,
-                     [&](const boost::system::error_code&) {
-                       end = sys::monotonic_ns();
-                       exited = true;
-                     });
-  std::function<void(const boost::system::error_code&, int)> on_signal =
-      [&](const boost::system::error_code& ec, int sig) {
-        if (ec) return;
-        r.forwarded_signal = sig;
-        kill(child.pid(), sig);
-        if (!exited) signals_.async_wait(on_signal);
-      };
+  exit_fd.async_wait(boost::asio::posix::stream_descriptor::wait_read, [&](const boost::system::error_code&) {
+    end = sys::monotonic_ns();
+    exited = true;
+  });
+  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
+                                                                             int sig) {
+    if (ec) return;
+    r.forwarded_signal = sig;
+    kill(child.pid(), sig);
+    if (!exited) signals_.async_wait(on_signal);
+  };
   signals_.async_wait(on_signal);
 
   uint64_t start = sys::monotonic_ns();

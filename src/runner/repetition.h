@@ -16,11 +16,11 @@ namespace nw::runner {
 
 struct ChildResult {
   uint64_t wall_ns = 0;
-  uint64_t start_ns = 0;        // CLOCK_MONOTONIC at the release (the timeline places runs with it)
+  uint64_t start_ns = 0;  // CLOCK_MONOTONIC at the release (the timeline places runs with it)
   rusage usage{};
-  int exit_status = 0;          // shell convention: 128+N when killed by signal N
+  int exit_status = 0;  // shell convention: 128+N when killed by signal N
   std::optional<int> signal;
-  int forwarded_signal = 0;     // SIGINT/SIGTERM noisewatch received and passed on, if any
+  int forwarded_signal = 0;  // SIGINT/SIGTERM noisewatch received and passed on, if any
 };
 
 class Repetition {

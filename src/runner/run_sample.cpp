@@ -19,8 +19,8 @@ uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1'000'000'000ul
 // else getrusage's count alone (its cost is then estimated by the report).
 void add_faults(RunSample& s) {
   nlohmann::json detail = SourceDetail{.minor = s.minor_faults, .major = s.major_faults}.to_json();
-  if (auto it = std::find_if(s.noise.begin(), s.noise.end(),
-                             [](const NoiseEntry& e) { return e.source == sources::kFault; });
+  if (auto it =
+          std::find_if(s.noise.begin(), s.noise.end(), [](const NoiseEntry& e) { return e.source == sources::kFault; });
       it != s.noise.end())
     it->detail = detail;
   else if (s.minor_faults + s.major_faults)
@@ -35,7 +35,9 @@ void add_steal(RunSample& s, bool probe_measures, const ProbeReading& before, co
     return;
   }
   s.steal_ns = after.proc_steal_ns - before.proc_steal_ns;
-  if (s.steal_ns) s.noise.push_back({std::string(sources::kSteal), 1, s.steal_ns, s.steal_ns, SourceDetail{.origin = "/proc/stat"}.to_json()});
+  if (s.steal_ns)
+    s.noise.push_back(
+        {std::string(sources::kSteal), 1, s.steal_ns, s.steal_ns, SourceDetail{.origin = "/proc/stat"}.to_json()});
 }
 
 void add_frequency(RunSample& s, const ProbeReading& before, const ProbeReading& after) {

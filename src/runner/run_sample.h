@@ -19,7 +19,7 @@ namespace nw::runner {
 struct ProbeReading {
   ProbeSwitches switches;
   uint64_t cpu_ns = 0, intr_running_ns = 0;
-  uint64_t proc_steal_ns = 0;  // /proc/stat's, read only where the probe does not measure steal
+  uint64_t proc_steal_ns = 0;                        // /proc/stat's, read only where the probe does not measure steal
   std::vector<probes::FrequencySnapshot> frequency;  // one per CPU, in `cpus` order
 };
 ProbeReading read_probe(const probes::NoiseProbe& probe, const std::vector<int>& cpus);

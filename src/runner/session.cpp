@@ -8,8 +8,8 @@
 
 #include <utility>  // Boost 1.74 asio/awaitable.hpp uses std::exchange without it
 
-#include <boost/asio.hpp>
 #include <fmt/format.h>
+#include <boost/asio.hpp>
 
 #include "common/errors.h"
 #include "common/files.h"
@@ -29,8 +29,8 @@
 #include "runner/window_session.h"
 #include "runner/window_split.h"
 #include "system/cpulist.h"
-#include "system/task_times.h"
 #include "system/host_info.h"
+#include "system/task_times.h"
 
 namespace nw::runner {
 
@@ -52,8 +52,9 @@ void note_machine_limits(RunRecord& rec, const std::vector<int>& cpus, const pro
     rec.add_unavailable("smt", fmt::format("no SMT sibling on CPU {} (SMT off or absent): nothing to share a core with",
                                            sys::format_cpulist(cpus)));
   if (rec.host.virtualized)
-    rec.add_unavailable("host", "virtual machine: the host's own contention (other guests, host IRQs) is invisible "
-                                "to the guest beyond steal time and lands in `unexplained`");
+    rec.add_unavailable("host",
+                        "virtual machine: the host's own contention (other guests, host IRQs) is invisible "
+                        "to the guest beyond steal time and lands in `unexplained`");
 }
 
 probes::ProbeOptions probe_options(const Plan& plan) {
@@ -91,9 +92,10 @@ void note_windows(RunRecord& rec, const Plan& plan, const WindowSession& windows
 bool stop_after(const ChildResult& r, int i, int total, RunRecord& rec, int& exit_status) {
   if (r.forwarded_signal) {
     exit_status = 128 + r.forwarded_signal;
-    rec.warnings.push_back(fmt::format("interrupted by {} during repetition {} of {}: the report covers the "
-                                       "repetitions completed before it",
-                                       r.forwarded_signal == SIGINT ? "SIGINT" : "SIGTERM", i + 1, total));
+    rec.warnings.push_back(
+        fmt::format("interrupted by {} during repetition {} of {}: the report covers the "
+                    "repetitions completed before it",
+                    r.forwarded_signal == SIGINT ? "SIGINT" : "SIGTERM", i + 1, total));
     return true;
   }
   if (r.exit_status != 0) {
@@ -219,9 +221,10 @@ Session::Session(const Plan& plan)
   }
   note_machine_limits(rec_, plan.cpus, probe_);
   if (!probe_.measures_steal() && rec_.host.virtualized)
-    rec_.add_unavailable("steal", "this kernel does not account hypervisor steal in the scheduler "
-                                  "(CONFIG_PARAVIRT_TIME_ACCOUNTING): steal comes from /proc/stat in 10 ms ticks, "
-                                  "for the whole CPU");
+    rec_.add_unavailable("steal",
+                         "this kernel does not account hypervisor steal in the scheduler "
+                         "(CONFIG_PARAVIRT_TIME_ACCOUNTING): steal comes from /proc/stat in 10 ms ticks, "
+                         "for the whole CPU");
   lost_at_start_ = probe_.lost_events();
   timing::mark("session setup");
 }
@@ -316,8 +319,9 @@ void Session::record(int i, const Step& step, const ChildResult& r, Collected c)
     if (r.exit_status == 0 && !r.forwarded_signal) throw Error(windows_->no_window_message(i));
     rec_.samples.push_back(std::move(c.sample));
   }
-  if (tl_) record_timeline(*tl_, probe_, rec_, i, step.warmup, r.start_ns, r.start_ns + r.wall_ns,
-                           windows_ ? &c.marks : nullptr);
+  if (tl_)
+    record_timeline(*tl_, probe_, rec_, i, step.warmup, r.start_ns, r.start_ns + r.wall_ns,
+                    windows_ ? &c.marks : nullptr);
 }
 
 SessionResult Session::finish() {

@@ -30,7 +30,7 @@ struct Step {
 using Schedule = std::function<std::optional<Step>(const RunRecord& so_far)>;
 
 // `ready` is called once the probes are attached, before the first repetition.
-SessionResult run_session(const Plan& plan, const Progress& progress = {},
-                          const std::function<void()>& ready = {}, const Schedule& schedule = {});
+SessionResult run_session(const Plan& plan, const Progress& progress = {}, const std::function<void()>& ready = {},
+                          const Schedule& schedule = {});
 
 }  // namespace nw::runner

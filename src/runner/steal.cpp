@@ -29,8 +29,6 @@ uint64_t read_steal_ns(const std::vector<int>& cpus, const std::string& text) {
   return ticks * (1'000'000'000ull / uint64_t(hz));
 }
 
-uint64_t read_steal_ns(const std::vector<int>& cpus) {
-  return read_steal_ns(cpus, read_file("/proc/stat"));
-}
+uint64_t read_steal_ns(const std::vector<int>& cpus) { return read_steal_ns(cpus, read_file("/proc/stat")); }
 
 }  // namespace nw::runner

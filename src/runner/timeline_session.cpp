@@ -48,7 +48,8 @@ void record_timeline(timeline::Recording& tl, probes::NoiseProbe& probe, const R
   }
 }
 
-void finish_timeline(timeline::Recording& tl, const probes::NoiseProbe& probe, RunRecord& rec, const std::string& file) {
+void finish_timeline(timeline::Recording& tl, const probes::NoiseProbe& probe, RunRecord& rec,
+                     const std::string& file) {
   auto drops = probe.timeline_drops();
   tl.dropped_rate = drops.rate;
   tl.dropped_full = drops.full;

@@ -2,8 +2,8 @@
 #include "runner/window_session.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,9 +53,10 @@ WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& 
       gbench_out_ = *own;
     } else if (env_out && *env_out) {
       if (env_format && *env_format && std::string(env_format) != "json")
-        throw Error(fmt::format("--windows gbench reads the benchmark's JSON output, but ${}={} asks for {}: unset it "
-                                "or set it to json",
-                                kGbenchOutFormatEnv, env_format, env_format));
+        throw Error(
+            fmt::format("--windows gbench reads the benchmark's JSON output, but ${}={} asks for {}: unset it "
+                        "or set it to json",
+                        kGbenchOutFormatEnv, env_format, env_format));
       gbench_out_ = env_out;
     } else {
       char path[] = "/tmp/noisewatch-gbench-XXXXXX.json";
@@ -77,7 +78,8 @@ WindowSession::WindowSession(probes::WindowMarkers& markers, const std::string& 
   usdt_ = markers_.attach_usdt(binary, usdt_why_);
   if (usdt_) return;  // one way of marking per benchmark: its USDT probes when it has them
   int p[2];
-  if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) throw Error(fmt::format("cannot create the marker pipe: {}", std::strerror(errno)));
+  if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
+    throw Error(fmt::format("cannot create the marker pipe: {}", std::strerror(errno)));
   read_fd_ = p[0];
   // The write end blocks, as a benchmark's writes expect; it is inherited (no close-on-exec).
   // Room for tens of thousands of marker lines between two of noisewatch's reads.
@@ -113,7 +115,8 @@ void WindowSession::arm(boost::asio::io_context& io, pid_t root) {
   drain_pipe();
   if (pyperf_) pyperf_->before();
   if (gbench_own_out_) {
-    if (truncate(gbench_out_.c_str(), 0) != 0) {}  // a run that writes nothing leaves nothing to misread
+    if (truncate(gbench_out_.c_str(), 0) != 0) {
+    }  // a run that writes nothing leaves nothing to misread
   } else if (gbench_) {
     struct stat st {};
     gbench_mtime_ = stat(gbench_out_.c_str(), &st) == 0 ? st.st_mtim : timespec{};
@@ -176,9 +179,10 @@ void WindowSession::name_gbench(probes::WindowReadout& r, std::vector<std::strin
   }
   const size_t missing = name_gbench_windows(r.windows, runs);
   if (missing)
-    warnings.push_back(fmt::format("process run {}: {} of the {} repetitions Google Benchmark reported had no window "
-                                   "of their iteration count: they are not in the record",
-                                   process_run + 1, missing, runs.size()));
+    warnings.push_back(
+        fmt::format("process run {}: {} of the {} repetitions Google Benchmark reported had no window "
+                    "of their iteration count: they are not in the record",
+                    process_run + 1, missing, runs.size()));
 }
 
 std::optional<std::string> WindowSession::cost_warning(const std::vector<RunSample>& runs) const {
@@ -200,18 +204,21 @@ std::optional<std::string> WindowSession::cost_warning(const std::vector<RunSamp
 
 std::string WindowSession::no_window_message(int process_run) const {
   if (exec_as_root_)
-    return fmt::format("--windows pyperf: no process of the benchmark ran the program its first process runs (pyperf's "
-                       "workers) in process run {}: give the benchmark script itself after -- (python3 bench.py), not "
-                       "a wrapper that starts it",
-                       process_run + 1);
+    return fmt::format(
+        "--windows pyperf: no process of the benchmark ran the program its first process runs (pyperf's "
+        "workers) in process run {}: give the benchmark script itself after -- (python3 bench.py), not "
+        "a wrapper that starts it",
+        process_run + 1);
   if (gbench_)
-    return fmt::format("--windows gbench: no Google Benchmark repetition ran in process run {} (did "
-                       "--benchmark_filter leave none, or --benchmark_list_tests?)",
-                       process_run + 1);
+    return fmt::format(
+        "--windows gbench: no Google Benchmark repetition ran in process run {} (did "
+        "--benchmark_filter leave none, or --benchmark_list_tests?)",
+        process_run + 1);
   if (!call_.empty())
-    return fmt::format("--windows-at: the benchmark never called {} in process run {} (or no call returned): "
-                       "choose a function each repetition calls",
-                       call_, process_run + 1);
+    return fmt::format(
+        "--windows-at: the benchmark never called {} in process run {} (or no call returned): "
+        "choose a function each repetition calls",
+        call_, process_run + 1);
   if (!exec_comm_.empty())
     return fmt::format(
         "--windows-exec {}: no process of the benchmark ran a program named {} in process run {}. Give the name "

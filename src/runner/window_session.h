@@ -70,9 +70,9 @@ class WindowSession {
   bool usdt_ = false;
   std::string usdt_why_;
   std::string exec_comm_;
-  bool exec_as_root_ = false;  // --windows pyperf
+  bool exec_as_root_ = false;           // --windows pyperf
   std::optional<PyperfNaming> pyperf_;  // --windows pyperf: names its windows from its JSON output
-  std::string call_;  // --windows-at: the function, demangled
+  std::string call_;                    // --windows-at: the function, demangled
   // --windows gbench: the JSON file Google Benchmark writes, whether noisewatch made it (and
   // removes it at the end), and its modification time before the process run (a file not
   // written again is the last run's).

@@ -60,15 +60,16 @@ WindowSplit split_windows(const std::vector<probes::NoiseEvent>& events, const p
     out.warnings.push_back(fmt::format("process run {}: window {} had no end marker when the process ended: left out",
                                        pr, list(unclosed)));
   if (!implicit.empty())
-    out.warnings.push_back(fmt::format("process run {}: window {} had no end marker: it ended at the next begin", pr,
-                                       list(implicit)));
+    out.warnings.push_back(
+        fmt::format("process run {}: window {} had no end marker: it ended at the next begin", pr, list(implicit)));
   if (marks.dropped)
-    out.warnings.push_back(fmt::format("process run {} marked {} windows more than the {} noisewatch measures per "
-                                       "process run: they are left out (mark fewer windows per process)",
-                                       pr, marks.dropped, marks.windows.size()));
+    out.warnings.push_back(
+        fmt::format("process run {} marked {} windows more than the {} noisewatch measures per "
+                    "process run: they are left out (mark fewer windows per process)",
+                    pr, marks.dropped, marks.windows.size()));
   if (marks.stray_ends)
-    out.warnings.push_back(fmt::format("process run {}: {} end marker(s) with no window open were ignored", pr,
-                                       marks.stray_ends));
+    out.warnings.push_back(
+        fmt::format("process run {}: {} end marker(s) with no window open were ignored", pr, marks.stray_ends));
   return out;
 }
 

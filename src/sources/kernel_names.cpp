@@ -11,7 +11,7 @@ namespace nw::sources {
 namespace {
 
 // In the order of the kernel's enum of softirq vectors (include/linux/interrupt.h).
-constexpr std::array<std::string_view, 10> kSoftirqs = {"HI",      "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
+constexpr std::array<std::string_view, 10> kSoftirqs = {"HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
                                                         "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
 static_assert(kSoftirqs.size() <= NW_SOFTIRQ_SLOTS);
 
@@ -45,10 +45,9 @@ constexpr std::array<std::string_view, NW_VEC_COUNT> kVectors = [] {
 // Per-CPU threads carry their CPU after a '/' (kworker/1:2, ksoftirqd/1); workqueue rescuers and
 // per-device threads take their queue's name (scsi_eh_0, ext4-rsv-conver, card0-crtc0).
 constexpr std::array<std::string_view, 27> kKernelThreads = {
-    "kworker/",  "ksoftirqd/", "migration/", "rcu_",      "rcuo",       "rcub/",       "kthreadd",
-    "irq/",      "watchdog/",  "cpuhp/",     "idle_inject/", "khugepaged", "kcompactd", "kswapd",
-    "jbd2/",     "writeback",  "kblockd",    "kauditd",   "oom_reaper", "ksmd",        "kintegrityd",
-    "swapper/",  "scsi_",      "card",       "xfsaild/",  "ext4-",      "kdamond"};
+    "kworker/",   "ksoftirqd/",   "migration/",  "rcu_",      "rcuo",   "rcub/", "kthreadd",  "irq/",    "watchdog/",
+    "cpuhp/",     "idle_inject/", "khugepaged",  "kcompactd", "kswapd", "jbd2/", "writeback", "kblockd", "kauditd",
+    "oom_reaper", "ksmd",         "kintegrityd", "swapper/",  "scsi_",  "card",  "xfsaild/",  "ext4-",   "kdamond"};
 
 }  // namespace
 
@@ -81,7 +80,8 @@ std::optional<int> irq_thread_irq(std::string_view comm) {
   if (!comm.starts_with(prefix)) return std::nullopt;
   int irq = 0;
   size_t i = prefix.size();
-  for (; i < comm.size() && i < prefix.size() + 6 && comm[i] >= '0' && comm[i] <= '9'; ++i) irq = irq * 10 + (comm[i] - '0');
+  for (; i < comm.size() && i < prefix.size() + 6 && comm[i] >= '0' && comm[i] <= '9'; ++i)
+    irq = irq * 10 + (comm[i] - '0');
   // The number, then '-' and the action's name (cut short by the comm's length, perhaps to nothing).
   if (i == prefix.size() || (i < comm.size() && comm[i] != '-')) return std::nullopt;
   return irq;

@@ -100,9 +100,12 @@ std::vector<std::string_view> known_categories() {
 
 std::string_view group_name(Group g) {
   switch (g) {
-    case Group::workload: return "workload";
-    case Group::unexplained: return "unexplained";
-    case Group::machine: break;
+    case Group::workload:
+      return "workload";
+    case Group::unexplained:
+      return "unexplained";
+    case Group::machine:
+      break;
   }
   return "machine";
 }
@@ -138,11 +141,16 @@ bool is_stolen(const SourceId& id, std::string_view bench_comm) {
 
 Description description(const SourceId& id) {
   switch (blocking_part(id)) {
-    case BlockingPart::sleep: return {"the benchmark's own sleeps and timeouts (blocking:sleep)", {}, {}};
-    case BlockingPart::io: return {"the benchmark's own I/O, completed by ", blocking_party(id), ""};
-    case BlockingPart::wait: return {"the benchmark waiting on ", blocking_party(id), ""};
-    case BlockingPart::other: return {"the benchmark's other blocking (blocking:other)", {}, {}};
-    case BlockingPart::none: break;
+    case BlockingPart::sleep:
+      return {"the benchmark's own sleeps and timeouts (blocking:sleep)", {}, {}};
+    case BlockingPart::io:
+      return {"the benchmark's own I/O, completed by ", blocking_party(id), ""};
+    case BlockingPart::wait:
+      return {"the benchmark waiting on ", blocking_party(id), ""};
+    case BlockingPart::other:
+      return {"the benchmark's other blocking (blocking:other)", {}, {}};
+    case BlockingPart::none:
+      break;
   }
   for (const auto& s : kSpecial)
     if (s.category == id.category && s.name == id.name) return {std::string(s.text), {}, {}};

@@ -26,12 +26,13 @@ inline constexpr std::string_view kIrq = "irq";                // hard IRQ (acti
 inline constexpr std::string_view kSoftirq = "softirq";        // softirq vector, upper case
 inline constexpr std::string_view kNmi = "nmi";                // NMI handler, or "nmi"
 inline constexpr std::string_view kSmt = "smt";                // the comm of the task on the SMT sibling
-inline constexpr std::string_view kThrottle = "throttle";      // runnable, but its cgroup's CPU quota was used up (name: the group)
-inline constexpr std::string_view kBlocking = "blocking";      // none of the benchmark's tasks ran or was runnable
-inline constexpr std::string_view kSteal = "steal";            // hypervisor steal (/proc/stat)
-inline constexpr std::string_view kFrequency = "frequency";    // time lost to a lower CPU frequency (modelled)
-inline constexpr std::string_view kMigration = "migration";    // moves between CPUs (counted)
-inline constexpr std::string_view kFault = "fault";            // page faults (timed where the kernel allows)
+inline constexpr std::string_view kThrottle =
+    "throttle";  // runnable, but its cgroup's CPU quota was used up (name: the group)
+inline constexpr std::string_view kBlocking = "blocking";        // none of the benchmark's tasks ran or was runnable
+inline constexpr std::string_view kSteal = "steal";              // hypervisor steal (/proc/stat)
+inline constexpr std::string_view kFrequency = "frequency";      // time lost to a lower CPU frequency (modelled)
+inline constexpr std::string_view kMigration = "migration";      // moves between CPUs (counted)
+inline constexpr std::string_view kFault = "fault";              // page faults (timed where the kernel allows)
 inline constexpr std::string_view kUnexplained = "unexplained";  // the attribution's remainder, no probe's
 
 // The parts of `blocking`, by what ended each blocking span (the total stays `blocking`; its parts,

@@ -8,8 +8,8 @@
 
 namespace nw::stats {
 
-Interval bootstrap(size_t n, const std::function<double(std::span<const size_t>)>& stat,
-                   int resamples, double alpha, uint64_t seed) {
+Interval bootstrap(size_t n, const std::function<double(std::span<const size_t>)>& stat, int resamples, double alpha,
+                   uint64_t seed) {
   if (n == 0 || resamples <= 0) return {};
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<size_t> pick(0, n - 1);

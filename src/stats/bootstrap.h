@@ -14,7 +14,7 @@ struct Interval {
 
 // Resamples the indices 0..n-1 with replacement `resamples` times (deterministic for a seed),
 // evaluates stat(indices) on each resample and returns its [alpha/2, 1 - alpha/2] quantiles.
-Interval bootstrap(size_t n, const std::function<double(std::span<const size_t>)>& stat,
-                   int resamples = 2000, double alpha = 0.05, uint64_t seed = 42);
+Interval bootstrap(size_t n, const std::function<double(std::span<const size_t>)>& stat, int resamples = 2000,
+                   double alpha = 0.05, uint64_t seed = 42);
 
 }  // namespace nw::stats

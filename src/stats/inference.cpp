@@ -58,8 +58,7 @@ RankSums rank_sums(std::span<const double> x, std::span<const double> y) {
 }
 
 void require_sorted(std::span<const double> v) {
-  if (!std::is_sorted(v.begin(), v.end()))
-    throw std::invalid_argument("kth_pairwise_difference needs sorted inputs");
+  if (!std::is_sorted(v.begin(), v.end())) throw std::invalid_argument("kth_pairwise_difference needs sorted inputs");
 }
 
 // Number of differences y[j] - x[i] that are <= t. As x[i] grows, y[j] - x[i] shrinks, so the
@@ -74,8 +73,7 @@ size_t count_at_most(std::span<const double> x, std::span<const double> y, doubl
 }
 
 // All differences in (lo, hi]: used once the bisection has narrowed the range to a few of them.
-std::vector<double> differences_between(std::span<const double> x, std::span<const double> y,
-                                        double lo, double hi) {
+std::vector<double> differences_between(std::span<const double> x, std::span<const double> y, double lo, double hi) {
   std::vector<double> out;
   size_t a = 0, b = 0;
   for (double xi : x) {
@@ -86,16 +84,14 @@ std::vector<double> differences_between(std::span<const double> x, std::span<con
   return out;
 }
 
-ShiftEstimate shift_from_sorted(const std::vector<double>& xs, const std::vector<double>& ys,
-                                double alpha) {
+ShiftEstimate shift_from_sorted(const std::vector<double>& xs, const std::vector<double>& ys, double alpha) {
   ShiftEstimate s;
   const size_t total = xs.size() * ys.size();
   if (total == 0) throw std::invalid_argument("Hodges-Lehmann needs two non-empty samples");
   if (total % 2 == 1) {
     s.estimate = kth_pairwise_difference(xs, ys, (total + 1) / 2);
   } else {
-    s.estimate = (kth_pairwise_difference(xs, ys, total / 2) +
-                  kth_pairwise_difference(xs, ys, total / 2 + 1)) / 2;
+    s.estimate = (kth_pairwise_difference(xs, ys, total / 2) + kth_pairwise_difference(xs, ys, total / 2 + 1)) / 2;
   }
   // Moses interval: invert the Mann-Whitney test, with the distribution the test itself uses.
   // The bounds are the C-th smallest and C-th largest differences: exactly (no ties, small

@@ -16,14 +16,14 @@ struct MannWhitney {
 };
 
 // Mann-Whitney U test with the normal approximation, midranks for ties, tie-corrected variance
-// and continuity correction (mann_whitney_exact.h picks the exact distribution where it applies). Returns p = 1 when either sample is empty or every value is tied.
+// and continuity correction (mann_whitney_exact.h picks the exact distribution where it applies). Returns p = 1 when
+// either sample is empty or every value is tied.
 MannWhitney mann_whitney_u(std::span<const double> x, std::span<const double> y);
 
 // The k-th smallest (1-based) of the n*m differences y[j] - x[i], without materialising them:
 // bisection on the value with an O(n+m) pair count, then snapped to the exact pair difference.
 // Both inputs must be sorted ascending; k in [1, n*m].
-double kth_pairwise_difference(std::span<const double> x_sorted, std::span<const double> y_sorted,
-                               size_t k);
+double kth_pairwise_difference(std::span<const double> x_sorted, std::span<const double> y_sorted, size_t k);
 
 struct ShiftEstimate {
   double estimate = 0;       // Hodges-Lehmann: median of all differences y[j] - x[i]
@@ -33,13 +33,11 @@ struct ShiftEstimate {
 };
 
 // Hodges-Lehmann shift of y relative to x with its (1 - alpha) interval.
-ShiftEstimate hodges_lehmann_shift(std::span<const double> x, std::span<const double> y,
-                                   double alpha = 0.05);
+ShiftEstimate hodges_lehmann_shift(std::span<const double> x, std::span<const double> y, double alpha = 0.05);
 
 // The same on log values, exponentiated: the ratio y/x for a multiplicative (scale) shift,
 // which is how timing regressions behave. Every value must be > 0.
-ShiftEstimate hodges_lehmann_ratio(std::span<const double> x, std::span<const double> y,
-                                   double alpha = 0.05);
+ShiftEstimate hodges_lehmann_ratio(std::span<const double> x, std::span<const double> y, double alpha = 0.05);
 
 // Holm-Bonferroni step-down: which of several p-values stay significant at family-wise `alpha`.
 std::vector<bool> holm_significant(std::span<const double> p_values, double alpha = 0.05);

@@ -29,7 +29,7 @@ std::vector<double> build_cdf(size_t n, size_t m) {
       std::vector<double> c(i * j + 1, 0.0);
       const auto& last_is_y = cur[j - 1];  // size i (j - 1) + 1, shifted by i
       for (size_t u = 0; u < last_is_y.size(); ++u) c[u + i] += last_is_y[u];
-      const auto& last_is_x = prev[j];     // size (i - 1) j + 1
+      const auto& last_is_x = prev[j];  // size (i - 1) j + 1
       for (size_t u = 0; u < last_is_x.size(); ++u) c[u] += last_is_x[u];
       cur[j] = std::move(c);
     }
@@ -75,8 +75,7 @@ bool has_ties(std::span<const double> x, std::span<const double> y) {
 }
 
 bool exact_applies(std::span<const double> x, std::span<const double> y) {
-  return !x.empty() && !y.empty() && x.size() <= kExactMaxPerSide && y.size() <= kExactMaxPerSide &&
-         !has_ties(x, y);
+  return !x.empty() && !y.empty() && x.size() <= kExactMaxPerSide && y.size() <= kExactMaxPerSide && !has_ties(x, y);
 }
 
 MannWhitneyTest mann_whitney_test(std::span<const double> x, std::span<const double> y) {

@@ -119,8 +119,8 @@ ThrottleStat parse_throttle_stat(const std::string& text) {
   while (in >> key >> value) {
     if (key == "nr_periods") s.nr_periods = value;
     else if (key == "nr_throttled") s.nr_throttled = value;
-    else if (key == "throttled_time") s.throttled_ns = value;          // v1: ns
-    else if (key == "throttled_usec") s.throttled_ns = value * 1000;   // v2: us
+    else if (key == "throttled_time") s.throttled_ns = value;         // v1: ns
+    else if (key == "throttled_usec") s.throttled_ns = value * 1000;  // v2: us
   }
   return s;
 }

@@ -16,11 +16,11 @@ namespace nw::sys {
 
 // A cgroup of one controller's hierarchy (named for its first use, the CPU controller).
 struct CpuCgroup {
-  int version = 0;        // 1 or 2
-  std::string path;       // in the hierarchy, as /proc/PID/cgroup says it ("/", "/docker/ab12")
-  std::string dir;        // its directory on the live file system ("/sys/fs/cgroup/cpu/docker/ab12")
-  std::string mount;      // the hierarchy's mount point (dir = mount + path below the mount's root)
-  std::string mount_root; // the part of the hierarchy the mount shows ("/" unless in a cgroup namespace)
+  int version = 0;         // 1 or 2
+  std::string path;        // in the hierarchy, as /proc/PID/cgroup says it ("/", "/docker/ab12")
+  std::string dir;         // its directory on the live file system ("/sys/fs/cgroup/cpu/docker/ab12")
+  std::string mount;       // the hierarchy's mount point (dir = mount + path below the mount's root)
+  std::string mount_root;  // the part of the hierarchy the mount shows ("/" unless in a cgroup namespace)
 };
 
 // A group's CPU bandwidth limit. quota_us: nullopt when unlimited ("-1", "max").

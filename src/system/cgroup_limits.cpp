@@ -26,9 +26,9 @@ std::optional<std::vector<int>> read_cpus(const Sysroot& root, const std::string
 std::optional<CpusetCpus> read_cpuset(const Sysroot& root, const std::string& pid) {
   auto own = controller_cgroup_of(root, "cpuset", pid);
   if (!own) return std::nullopt;
-  const std::vector<std::string> files =
-      own->version == 2 ? std::vector<std::string>{"cpuset.cpus.effective"}
-                        : std::vector<std::string>{"cpuset.effective_cpus", "cpuset.cpus"};
+  const std::vector<std::string> files = own->version == 2
+                                             ? std::vector<std::string>{"cpuset.cpus.effective"}
+                                             : std::vector<std::string>{"cpuset.effective_cpus", "cpuset.cpus"};
   for (const auto& g : self_and_ancestors(*own))
     for (const auto& f : files)
       if (auto cpus = read_cpus(root, g.dir + "/" + f)) return CpusetCpus{g, *cpus};
@@ -55,7 +55,9 @@ std::optional<MemoryLimit> read_memory_limit(const Sysroot& root, const std::str
   auto own = controller_cgroup_of(root, "memory", pid);
   if (!own) return std::nullopt;
   const bool v2 = own->version == 2;
-  auto usage_of = [&](const CpuCgroup& g) { return root.read_int(g.dir + (v2 ? "/memory.current" : "/memory.usage_in_bytes")); };
+  auto usage_of = [&](const CpuCgroup& g) {
+    return root.read_int(g.dir + (v2 ? "/memory.current" : "/memory.usage_in_bytes"));
+  };
   auto own_usage = usage_of(*own);
   if (!own_usage) return std::nullopt;
   MemoryLimit best{*own, std::nullopt, *own_usage};

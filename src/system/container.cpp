@@ -24,7 +24,7 @@ constexpr std::array<Pattern, 8> kPatterns{{
     {"/docker/", "docker"},       // cgroupfs driver
     {"/docker-", "docker"},       // systemd driver: /system.slice/docker-<id>.scope
     {"/lxc/", "lxc"},
-    {"/lxc.payload", "lxc"},      // LXC 4+
+    {"/lxc.payload", "lxc"},  // LXC 4+
     {"cri-containerd-", "containerd"},
     {"/containerd/", "containerd"},
 }};

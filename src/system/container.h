@@ -19,11 +19,11 @@ struct ContainerGuess {
 
 // What the guess is made from.
 struct ContainerClues {
-  std::string proc_cgroup{};                // /proc/self/cgroup
-  bool dockerenv = false;                   // /.dockerenv exists (Docker creates it)
+  std::string proc_cgroup{};                  // /proc/self/cgroup
+  bool dockerenv = false;                     // /.dockerenv exists (Docker creates it)
   std::optional<std::string> containerenv{};  // /run/.containerenv's content when it exists (podman;
-                                            // engine="podman-..." names the runtime)
-  bool k8s_env = false;                     // KUBERNETES_SERVICE_HOST is set
+                                              // engine="podman-..." names the runtime)
+  bool k8s_env = false;                       // KUBERNETES_SERVICE_HOST is set
   // PID 2 is kthreadd: the host's own PID namespace, which no container shares unless told to
   // (--pid=host). There the two files are leftovers of an image the root file system was made
   // from (this project's VMs have a /.dockerenv), not evidence.

@@ -33,9 +33,10 @@ std::vector<int> checked_request(const CpuAvailability& avail, std::vector<int> 
     throw Error(fmt::format("{} {} not online (online CPUs: {}); pick --cpu from that list", cpus_phrase(offline),
                             offline.size() == 1 ? "is" : "are", format_cpulist(avail.online)));
   if (!refused.empty())
-    throw Error(fmt::format("{} {} not available to this process (cpuset/affinity allows {}); pick --cpu from "
-                            "those, or widen the cpuset or affinity (docker run --cpuset-cpus, taskset)",
-                            cpus_phrase(refused), refused.size() == 1 ? "is" : "are", cpus_phrase(avail.allowed)));
+    throw Error(
+        fmt::format("{} {} not available to this process (cpuset/affinity allows {}); pick --cpu from "
+                    "those, or widen the cpuset or affinity (docker run --cpuset-cpus, taskset)",
+                    cpus_phrase(refused), refused.size() == 1 ? "is" : "are", cpus_phrase(avail.allowed)));
   return wanted;
 }
 

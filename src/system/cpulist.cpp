@@ -44,8 +44,7 @@ std::vector<int> parse_cpulist(std::string_view text) {
       out.push_back(to_int(item, all));
     } else {
       int a = to_int(item.substr(0, dash), all), b = to_int(item.substr(dash + 1), all);
-      if (b < a || b - a > 65536)
-        throw std::invalid_argument(fmt::format("'{}' is not a CPU list (bad range)", all));
+      if (b < a || b - a > 65536) throw std::invalid_argument(fmt::format("'{}' is not a CPU list (bad range)", all));
       for (int c = a; c <= b; ++c) out.push_back(c);
     }
   }

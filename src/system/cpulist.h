@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kernel's CPU list syntax ("0-3,5,7-8"), used by sysfs, /proc/irq and kernel parameters.
 #pragma once
-#include <string>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 

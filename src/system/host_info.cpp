@@ -15,7 +15,6 @@
 
 namespace nw::sys {
 
-
 static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 HostInfo read_host_info(const std::string& root) {

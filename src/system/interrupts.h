@@ -8,16 +8,16 @@
 namespace nw::sys {
 
 struct InterruptLine {
-  std::string id;                    // "36" for device IRQs, "LOC", "RES", ... for vectors
-  bool device = false;               // numbered line: a device IRQ with an smp_affinity
-  int irq = -1;                      // the number when device
-  std::vector<uint64_t> per_cpu;     // counts, indexed by the column's CPU number
-  std::string chip, hwirq, name;     // e.g. "PCI-MSIX-0000:00:02.0", "1-edge", "virtio1-req.0"
-  std::string description;           // vectors: "Local timer interrupts"
+  std::string id;                 // "36" for device IRQs, "LOC", "RES", ... for vectors
+  bool device = false;            // numbered line: a device IRQ with an smp_affinity
+  int irq = -1;                   // the number when device
+  std::vector<uint64_t> per_cpu;  // counts, indexed by the column's CPU number
+  std::string chip, hwirq, name;  // e.g. "PCI-MSIX-0000:00:02.0", "1-edge", "virtio1-req.0"
+  std::string description;        // vectors: "Local timer interrupts"
 };
 
 struct Interrupts {
-  std::vector<int> cpus;             // CPU numbers of the columns (offline CPUs have none)
+  std::vector<int> cpus;  // CPU numbers of the columns (offline CPUs have none)
   std::vector<InterruptLine> lines;
   uint64_t count(const InterruptLine& l, int cpu) const;
   const InterruptLine* find_irq(int irq) const;

@@ -18,10 +18,8 @@ std::string resolve_last_cpu(std::string list, const std::vector<int>& online) {
   for (size_t i = 0; i < list.size(); ++i) {
     bool token_start = i == 0 || list[i - 1] == ',' || list[i - 1] == '-';
     bool token_end = i + 1 == list.size() || list[i + 1] == ',' || list[i + 1] == '-';
-    if (list[i] == 'N' && token_start && token_end)
-      out += last;
-    else
-      out += list[i];
+    if (list[i] == 'N' && token_start && token_end) out += last;
+    else out += list[i];
   }
   return out;
 }
@@ -34,8 +32,7 @@ std::optional<std::string> KernelCmdline::get(const std::string& key) const {
   return it->second;
 }
 
-std::optional<std::vector<int>> KernelCmdline::cpus(const std::string& key,
-                                                    const std::vector<int>& online) const {
+std::optional<std::vector<int>> KernelCmdline::cpus(const std::string& key, const std::vector<int>& online) const {
   auto v = get(key);
   if (!v) return std::nullopt;
   // A bare `rcu_nocbs` (no list) offloads every CPU on recent kernels.
@@ -76,10 +73,8 @@ KernelCmdline parse_kernel_cmdline(const std::string& text) {
     // Parameters after "--" belong to init, not to the kernel.
     if (tok == "--") break;
     auto eq = tok.find('=');
-    if (eq == std::string::npos)
-      c.params[tok] = "";
-    else
-      c.params[tok.substr(0, eq)] = tok.substr(eq + 1);
+    if (eq == std::string::npos) c.params[tok] = "";
+    else c.params[tok.substr(0, eq)] = tok.substr(eq + 1);
   }
   return c;
 }

@@ -13,11 +13,11 @@ class Sysroot;
 struct ProcessInfo {
   int pid = 0;
   std::string comm;
-  char state = '?';            // R running, S sleeping, D disk wait, ...
-  double cpu_seconds = 0;      // utime + stime
-  double age_seconds = 0;      // since the process started; 0 when unknown
-  int policy = -1;             // SCHED_OTHER 0, SCHED_FIFO 1, SCHED_RR 2, ...; -1 when the line is short
-  int rt_priority = 0;         // 1-99 for SCHED_FIFO/RR
+  char state = '?';        // R running, S sleeping, D disk wait, ...
+  double cpu_seconds = 0;  // utime + stime
+  double age_seconds = 0;  // since the process started; 0 when unknown
+  int policy = -1;         // SCHED_OTHER 0, SCHED_FIFO 1, SCHED_RR 2, ...; -1 when the line is short
+  int rt_priority = 0;     // 1-99 for SCHED_FIFO/RR
   // Average share of one CPU since the process started (cpu_seconds / age), 0 when unknown.
   double cpu_share() const { return age_seconds > 0 ? cpu_seconds / age_seconds : 0; }
 };

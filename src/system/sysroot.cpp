@@ -118,8 +118,8 @@ void write_snapshot(const Sysroot& src, const std::string& dir) {
     fs::create_directories(out.parent_path(), ec);
     std::ofstream f(out, std::ios::binary | std::ios::trunc);
     if (!f || !f.write(content.data(), std::streamsize(content.size())))
-      throw Error(fmt::format("cannot write {}: {}; check the free space and permissions", out.string(),
-                              std::strerror(errno)));
+      throw Error(
+          fmt::format("cannot write {}: {}; check the free space and permissions", out.string(), std::strerror(errno)));
   }
 }
 

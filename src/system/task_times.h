@@ -21,8 +21,8 @@ struct TaskPlace {
 };
 
 struct TaskTime {
-  pid_t pid = 0;  // the process (thread group)
-  pid_t tid = 0;  // the task (thread)
+  pid_t pid = 0;            // the process (thread group)
+  pid_t tid = 0;            // the task (thread)
   uint64_t runtime_ns = 0;  // /proc/<pid>/task/<tid>/schedstat, first field: exact, in ns
   // The task's place and its process's name, when the reader had them at no cost (the kernel's
   // task iterator, probes/task_iterator.h); /proc's reader leaves them out (read_task_place and

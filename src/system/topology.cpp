@@ -34,8 +34,8 @@ std::optional<std::vector<int>> read_list(const Sysroot& root, const std::string
 
 // hwloc reads these itself: read them through the Sysroot too so a snapshot holds them.
 void record_hwloc_inputs(const Sysroot& root, const std::vector<int>& cpus) {
-  for (const char* p : {"/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu/possible",
-                        "/sys/devices/system/cpu/present"})
+  for (const char* p :
+       {"/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu/possible", "/sys/devices/system/cpu/present"})
     root.read(p);
   for (int c : cpus) {
     std::string base = "/sys/devices/system/cpu/cpu" + std::to_string(c);
@@ -93,10 +93,8 @@ bool load_with_hwloc(const Sysroot& root, Topology& t) {
     ok = ok && backend && std::string(backend) == "Linux";
   }
   if (!root.live()) {
-    if (old)
-      setenv("HWLOC_FSROOT", saved.c_str(), 1);
-    else
-      unsetenv("HWLOC_FSROOT");
+    if (old) setenv("HWLOC_FSROOT", saved.c_str(), 1);
+    else unsetenv("HWLOC_FSROOT");
   }
   if (!ok) {
     hwloc_topology_destroy(topo);

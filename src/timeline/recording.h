@@ -13,10 +13,10 @@ namespace nw::timeline {
 struct Event {
   uint64_t start_ns = 0, dur_ns = 0;
   int cpu = 0;
-  std::string source;     // as in the record: "preemption:nw_hog", "irq:local_timer", ...
-  int64_t pid = -1;       // the task that ran instead (preemption, contention), else -1
+  std::string source;  // as in the record: "preemption:nw_hog", "irq:local_timer", ...
+  int64_t pid = -1;    // the task that ran instead (preemption, contention), else -1
   int process_run = -1;
-  uint32_t window = 0;    // 0 outside any window, k + 1 in window k (--windows)
+  uint32_t window = 0;  // 0 outside any window, k + 1 in window k (--windows)
 };
 
 // A process run, or a window within one.
@@ -26,7 +26,7 @@ struct Span {
   std::optional<int> window;  // set for a window
   std::string label;          // a window's label, if it has one
   bool warmup = false;
-  int entry = -1;             // its index in the record's runs[] (-1: none, e.g. a process run with windows)
+  int entry = -1;  // its index in the record's runs[] (-1: none, e.g. a process run with windows)
 };
 
 struct Recording {

@@ -56,10 +56,9 @@ TimelineSummary summarize(const Recording& rec, const std::string& file, size_t 
   std::vector<const Event*> longest;
   for (const auto& e : rec.events) longest.push_back(&e);
   size_t keep = std::min(marks, longest.size());
-  std::partial_sort(longest.begin(), longest.begin() + long(keep), longest.end(),
-                    [](const Event* a, const Event* b) {
-                      return a->dur_ns != b->dur_ns ? a->dur_ns > b->dur_ns : a->start_ns < b->start_ns;
-                    });
+  std::partial_sort(longest.begin(), longest.begin() + long(keep), longest.end(), [](const Event* a, const Event* b) {
+    return a->dur_ns != b->dur_ns ? a->dur_ns > b->dur_ns : a->start_ns < b->start_ns;
+  });
   longest.resize(keep);
   std::sort(longest.begin(), longest.end(), [](const Event* a, const Event* b) {
     return a->process_run != b->process_run ? a->process_run < b->process_run : a->start_ns < b->start_ns;

@@ -48,9 +48,8 @@ struct Slice {
 // by a little at the edges: a slice that outlasts the one it starts in is cut at its end (its
 // measured length stays in args.dur_ns).
 void nest(std::vector<Slice>& slices) {
-  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
-    return a.start != b.start ? a.start < b.start : a.dur > b.dur;
-  });
+  std::sort(slices.begin(), slices.end(),
+            [](const Slice& a, const Slice& b) { return a.start != b.start ? a.start < b.start : a.dur > b.dur; });
   std::vector<uint64_t> open;  // ends of the enclosing slices
   for (auto& s : slices) {
     while (!open.empty() && open.back() <= s.start) open.pop_back();
@@ -97,9 +96,10 @@ json trace_events(const Recording& rec, const std::string& command) {
     if (s.window) args["window"] = *s.window;
     if (s.entry >= 0) args["run"] = s.entry;
     uint64_t dur = s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
-    json ev = {{"name", name}, {"cat", s.window ? "window" : "process_run"}, {"ph", "X"}, {"pid", kBenchPid},
-               {"tid", s.window ? kWindowsTid : kRunsTid}, {"args", std::move(args)}};
-    tracks[{kBenchPid, s.window ? kWindowsTid : kRunsTid}].push_back({s.start_ns - std::min(s.start_ns, origin), dur, std::move(ev)});
+    json ev = {{"name", name},     {"cat", s.window ? "window" : "process_run"}, {"ph", "X"},
+               {"pid", kBenchPid}, {"tid", s.window ? kWindowsTid : kRunsTid},   {"args", std::move(args)}};
+    tracks[{kBenchPid, s.window ? kWindowsTid : kRunsTid}].push_back(
+        {s.start_ns - std::min(s.start_ns, origin), dur, std::move(ev)});
   }
   for (const auto& e : rec.events) {
     bool blocking = e.source == "blocking";
@@ -107,8 +107,12 @@ json trace_events(const Recording& rec, const std::string& command) {
     if (e.pid >= 0) args["pid"] = e.pid;
     if (e.window) args["window"] = e.window - 1;
     if (blocking) args["cpu"] = e.cpu;
-    json ev = {{"name", slice_name(e.source)}, {"cat", category(e.source)}, {"ph", "X"},
-               {"pid", blocking ? kBenchPid : kCpuPid}, {"tid", blocking ? kBlockingTid : e.cpu}, {"args", std::move(args)}};
+    json ev = {{"name", slice_name(e.source)},
+               {"cat", category(e.source)},
+               {"ph", "X"},
+               {"pid", blocking ? kBenchPid : kCpuPid},
+               {"tid", blocking ? kBlockingTid : e.cpu},
+               {"args", std::move(args)}};
     tracks[{blocking ? kBenchPid : kCpuPid, blocking ? kBlockingTid : e.cpu}].push_back(
         {e.start_ns - std::min(e.start_ns, origin), e.dur_ns, std::move(ev)});
   }

@@ -34,22 +34,30 @@ bool journalable(const std::string& s) {
 std::string why(int err, const std::string& path) {
   bool irq = path.rfind("/proc/irq/", 0) == 0;
   switch (err) {
-    case EACCES: return "run as root";
-    case EPERM: return irq ? "the kernel or the hypervisor does not let these IRQs move"
-                           : geteuid() == 0 ? "refused even to root" : "run as root";
-    case EIO: return irq ? "the kernel manages these IRQs (per-CPU or managed interrupts)" : "I/O error";
-    case EBUSY: return "in use";
-    case EINVAL: return "the kernel refused the value";
-    case ENOENT: return "the file went away";
-    default: return "";
+    case EACCES:
+      return "run as root";
+    case EPERM:
+      return irq              ? "the kernel or the hypervisor does not let these IRQs move"
+             : geteuid() == 0 ? "refused even to root"
+                              : "run as root";
+    case EIO:
+      return irq ? "the kernel manages these IRQs (per-CPU or managed interrupts)" : "I/O error";
+    case EBUSY:
+      return "in use";
+    case EINVAL:
+      return "the kernel refused the value";
+    case ENOENT:
+      return "the file went away";
+    default:
+      return "";
   }
 }
 
 // Applies one knob's plan, journaling each change before making it.
 class KnobApplier {
  public:
-  KnobApplier(const sys::Sysroot& root, const JournalFile& jf, Journal& j, Services& services,
-              const ApplyOptions& o, bool& journal_written)
+  KnobApplier(const sys::Sysroot& root, const JournalFile& jf, Journal& j, Services& services, const ApplyOptions& o,
+              bool& journal_written)
       : root_(root), jf_(jf), j_(j), services_(services), o_(o), written_(journal_written) {}
 
   KnobResult run(const knobs::Knob& k) {
@@ -75,9 +83,10 @@ class KnobApplier {
     for (const auto* part : {&failures, &plan.note})
       if (!part->empty()) said.push_back(*part);
     if (r.deferred)
-      said.push_back(fmt::format("{} IRQ{} still delivered to CPU {} (effective_affinity_list): each moves at its "
-                                 "next interrupt",
-                                 r.deferred, r.deferred == 1 ? "" : "s", deferred_cpus_));
+      said.push_back(
+          fmt::format("{} IRQ{} still delivered to CPU {} (effective_affinity_list): each moves at its "
+                      "next interrupt",
+                      r.deferred, r.deferred == 1 ? "" : "s", deferred_cpus_));
     r.message = fmt::format("{}", fmt::join(said, "; "));
     if (r.outcome == Outcome::already && r.message.empty())
       r.message = r.unchanged == 1 ? first_unchanged_ : fmt::format("{} values already set", r.unchanged);
@@ -136,7 +145,8 @@ class KnobApplier {
     }
     if (knobs::same_value(w.format, *before.content, w.value)) {
       ++r.unchanged;
-      if (r.unchanged == 1) first_unchanged_ = fmt::format("{} is {}", w.path, knobs::value_of(w.format, *before.content));
+      if (r.unchanged == 1)
+        first_unchanged_ = fmt::format("{} is {}", w.path, knobs::value_of(w.format, *before.content));
       return;
     }
     if (!journalable(*before.content)) {
@@ -200,8 +210,8 @@ class KnobApplier {
   std::string failure_text() {
     std::vector<std::string> parts = other_failures_;
     for (const auto& [err, paths] : failures_) {
-      std::string which = paths.size() == 1 ? paths.front()
-                                            : fmt::format("{} files ({}, ...)", paths.size(), paths.front());
+      std::string which =
+          paths.size() == 1 ? paths.front() : fmt::format("{} files ({}, ...)", paths.size(), paths.front());
       std::string hint = why(err, paths.front());
       parts.push_back(hint.empty() ? fmt::format("{} on {}", errno_text(err), which)
                                    : fmt::format("{} on {}: {}", errno_text(err), which, hint));
@@ -227,12 +237,18 @@ class KnobApplier {
 
 std::string_view outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::applied: return "applied";
-    case Outcome::already: return "already";
-    case Outcome::absent: return "absent";
-    case Outcome::partial: return "partial";
-    case Outcome::failed: return "failed";
-    case Outcome::planned: return "planned";
+    case Outcome::applied:
+      return "applied";
+    case Outcome::already:
+      return "already";
+    case Outcome::absent:
+      return "absent";
+    case Outcome::partial:
+      return "partial";
+    case Outcome::failed:
+      return "failed";
+    case Outcome::planned:
+      return "planned";
   }
   return "?";
 }

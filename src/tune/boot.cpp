@@ -23,8 +23,8 @@ bool boot_param_in_effect(const knobs::Knob& k, const sys::KernelCmdline& cmdlin
   if (k.boot_on_targets) return covers(list, t.cpus);
   // A housekeeping list is in effect when it leaves every benchmark CPU out.
   return list && !list->empty() && std::none_of(t.cpus.begin(), t.cpus.end(), [&](int c) {
-    return std::find(list->begin(), list->end(), c) != list->end();
-  });
+           return std::find(list->begin(), list->end(), c) != list->end();
+         });
 }
 
 }  // namespace nw::tune

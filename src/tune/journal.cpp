@@ -70,7 +70,10 @@ json to_json(const Journal& j) {
     if (c.format != knobs::Format::text) e["format"] = std::string(knobs::format_name(c.format));
     changes.push_back(std::move(e));
   }
-  json out = {{"schema", kSchema}, {"created", j.created}, {"cpus", j.cpus}, {"changes", changes},
+  json out = {{"schema", kSchema},
+              {"created", j.created},
+              {"cpus", j.cpus},
+              {"changes", changes},
               {"owner", {{"command", j.owner.command}, {"pid", j.owner.pid}, {"start", j.owner.start}}}};
   if (!j.sysroot.empty()) out["sysroot"] = j.sysroot;
   return out;
@@ -118,17 +121,19 @@ std::optional<Journal> JournalFile::load() const {
   try {
     return journal_from_json(json::parse(*r.content));
   } catch (const std::exception& e) {
-    throw Error(fmt::format("the tune journal {} is damaged ({}): restore its values by hand from the file, then "
-                            "delete it",
-                            path_, e.what()));
+    throw Error(
+        fmt::format("the tune journal {} is damaged ({}): restore its values by hand from the file, then "
+                    "delete it",
+                    path_, e.what()));
   }
 }
 
 void JournalFile::save(const Journal& j) const {
   if (int err = replace_durably(path_, to_json(j).dump(2) + "\n"))
-    throw Error(fmt::format("cannot write the tune journal {}: {}; nothing more is changed (pick a writable "
-                            "--journal FILE)",
-                            path_, errno_text(err)));
+    throw Error(
+        fmt::format("cannot write the tune journal {}: {}; nothing more is changed (pick a writable "
+                    "--journal FILE)",
+                    path_, errno_text(err)));
 }
 
 void JournalFile::remove() const {

@@ -32,17 +32,17 @@ struct Change {
 struct Owner {
   std::string command;  // "tune apply" | "run --tune" | "tune prove"
   int pid = 0;
-  uint64_t start = 0;   // /proc/PID/stat starttime
+  uint64_t start = 0;  // /proc/PID/stat starttime
   static Owner self(std::string command);
   static Owner of(int pid, std::string command);  // a running process
-  bool alive() const;   // that very process still runs
-  bool other() const;   // alive, and not this process
+  bool alive() const;                             // that very process still runs
+  bool other() const;                             // alive, and not this process
 };
 
 struct Journal {
-  std::string created;   // ISO 8601 UTC
+  std::string created;  // ISO 8601 UTC
   std::vector<int> cpus;
-  std::string sysroot;   // "" for the live machine
+  std::string sysroot;  // "" for the live machine
   Owner owner;
   std::vector<Change> changes;
 };

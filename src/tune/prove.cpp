@@ -68,8 +68,8 @@ std::string render_proof(const RunRecord& before, const RunRecord& after, const 
     bool was = seen(n.base_mean_ns, n.base_mean_count), is = seen(n.new_mean_ns, n.new_mean_count);
     if (!was && is) appeared.push_back(n.source);
     if (!was || is) continue;
-    std::string item = n.base_mean_ns > 0 ? fmt::format("{} ({}/run)", n.source, compare::format_duration(n.base_mean_ns))
-                                          : n.source;
+    std::string item =
+        n.base_mean_ns > 0 ? fmt::format("{} ({}/run)", n.source, compare::format_duration(n.base_mean_ns)) : n.source;
     std::vector<std::string_view> by;
     for (const auto* k : changed)
       if (k->addresses(n.source)) by.push_back(k->id);
@@ -80,13 +80,15 @@ std::string render_proof(const RunRecord& before, const RunRecord& after, const 
       "noisewatch tune prove: {} on CPU {}: {} runs as the machine was, then {} runs tuned; the tuning is restored.\n",
       b.name, sys::format_cpulist(before.cpus), b.base.runs, b.next.runs);
   out += fmt::format("  {:<12} {:.2f} % -> {:.2f} %\n", "CV", before.summary.cv * 100, after.summary.cv * 100);
-  out += fmt::format("  {:<12} {} -> {} ({:+.2f} %, Mann-Whitney p {})\n", "median",
-                     compare::format_duration(before.summary.median_ns), compare::format_duration(after.summary.median_ns),
-                     b.timing.change_percent(), compare::format_p(b.timing.p_value));
+  out +=
+      fmt::format("  {:<12} {} -> {} ({:+.2f} %, Mann-Whitney p {})\n", "median",
+                  compare::format_duration(before.summary.median_ns), compare::format_duration(after.summary.median_ns),
+                  b.timing.change_percent(), compare::format_p(b.timing.p_value));
   out += fmt::format("  {:<12} {} -> {} per run\n", "stolen", compare::format_duration(mean_stolen_ns(before)),
                      compare::format_duration(mean_stolen_ns(after)));
-  out += fmt::format("  {:<12} {}\n", "gone", gone.empty() ? "no source the tuning addresses disappeared"
-                                                             : fmt::format("{}", fmt::join(gone, "; ")));
+  out += fmt::format(
+      "  {:<12} {}\n", "gone",
+      gone.empty() ? "no source the tuning addresses disappeared" : fmt::format("{}", fmt::join(gone, "; ")));
   if (!gone_alone.empty())
     out += fmt::format("  {:<12} {} (no applied knob addresses these: they stopped by themselves)\n", "also gone",
                        fmt::join(gone_alone, ", "));
@@ -156,8 +158,11 @@ int prove(const ProveArgs& a) {
     std::fflush(stdout);
   }
   if (!a.json.empty()) {
-    nlohmann::ordered_json j = {{"schema", "noisewatch.tune-prove/1"}, {"cpus", plan.cpus},
-                                {"before", bj}, {"after", aj}, {"tuning", tuning->summary()},
+    nlohmann::ordered_json j = {{"schema", "noisewatch.tune-prove/1"},
+                                {"cpus", plan.cpus},
+                                {"before", bj},
+                                {"after", aj},
+                                {"tuning", tuning->summary()},
                                 {"compare", compare::to_json(cmp)}};
     std::string out = j.dump(2) + "\n";
     write_document(out, a.json);

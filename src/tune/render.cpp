@@ -23,11 +23,16 @@ std::string cpus_line(const knobs::Targets& t) {
 
 std::string label(Outcome o) {
   switch (o) {
-    case Outcome::absent: return "n/a";
-    case Outcome::failed: return "FAILED";
-    case Outcome::partial: return "PARTIAL";
-    case Outcome::planned: return "would set";
-    default: return std::string(outcome_name(o));
+    case Outcome::absent:
+      return "n/a";
+    case Outcome::failed:
+      return "FAILED";
+    case Outcome::partial:
+      return "PARTIAL";
+    case Outcome::planned:
+      return "would set";
+    default:
+      return std::string(outcome_name(o));
   }
 }
 
@@ -49,17 +54,17 @@ std::string render_apply(const ApplyResult& r, const ApplyOptions& o, const std:
   if (!r.boot_missing.empty()) {
     std::vector<std::string_view> ids;
     for (const auto* k : r.boot_missing) ids.push_back(k->id);
-    out += fmt::format("Boot parameters ({}): the kernel reads them only at boot, so they cannot be applied now. "
-                       "To make them permanent:\n",
-                       fmt::join(ids, ", "));
+    out += fmt::format(
+        "Boot parameters ({}): the kernel reads them only at boot, so they cannot be applied now. "
+        "To make them permanent:\n",
+        fmt::join(ids, ", "));
     for (const auto& line : r.boot_edit) out += "  " + line + "\n";
   }
   if (o.dry_run) return out;
   if (r.changes)
     out += fmt::format("{} value{} changed; undo with: {}\n", r.changes, r.changes == 1 ? "" : "s",
                        restore_command(journal_path));
-  else
-    out += "Nothing was changed: no journal written.\n";
+  else out += "Nothing was changed: no journal written.\n";
   return out;
 }
 
@@ -106,8 +111,7 @@ std::string render_status(const StatusResult& s, const std::string& journal_path
     out += fmt::format("Restore pending: {} value{} changed by `{}` at {} (journal {}); `{}` puts them back.\n",
                        s.journal->changes.size(), s.journal->changes.size() == 1 ? "" : "s", s.journal->owner.command,
                        s.journal->created, journal_path, restore_command(journal_path));
-  else
-    out += "No restore pending (no journal " + journal_path + ").\n";
+  else out += "No restore pending (no journal " + journal_path + ").\n";
   out += fmt::format("  {:<{}} {:<10} {:<24} {:<24} {}\n", "knob", kIdWidth, "state", "now", "tuned", "note");
   for (const auto& row : s.rows) {
     std::string state(state_name(row.state));
@@ -125,8 +129,8 @@ std::string render_catalogue() {
     std::string how(knobs::scope_name(k.scope));
     if (!k.run_flag.empty()) how += ", run " + std::string(k.run_flag);
     if (k.opt_in) how += ", only when asked";
-    out += fmt::format("  {:<{}} [{}] {}\n  {:<{}} removes: {}\n  {:<{}} costs: {}\n", k.id, kIdWidth, how, k.title,
-                       "", kIdWidth, k.removes, "", kIdWidth, k.tradeoff);
+    out += fmt::format("  {:<{}} [{}] {}\n  {:<{}} removes: {}\n  {:<{}} costs: {}\n", k.id, kIdWidth, how, k.title, "",
+                       kIdWidth, k.removes, "", kIdWidth, k.tradeoff);
   }
   return out;
 }

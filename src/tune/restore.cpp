@@ -41,9 +41,10 @@ RestoreResult restore(const JournalFile& journal, const RestoreOptions& o, Servi
   }
   Journal& j = *loaded;
   if (o.sysroot_given && sys::Sysroot(o.sysroot).root() != j.sysroot)
-    throw Error(fmt::format("the journal {} was written for {}, not for --sysroot {}: drop --sysroot, or name the "
-                            "right journal",
-                            journal.path(), j.sysroot.empty() ? "the live machine" : j.sysroot, o.sysroot));
+    throw Error(
+        fmt::format("the journal {} was written for {}, not for --sysroot {}: drop --sysroot, or name the "
+                    "right journal",
+                    journal.path(), j.sysroot.empty() ? "the live machine" : j.sysroot, o.sysroot));
   if (j.owner.other()) throw Error(pending_message(journal, j));
   sys::Sysroot root(j.sysroot);
   std::unique_ptr<Services> own_services;

@@ -20,14 +20,13 @@ struct RestoreResult {
 };
 
 struct RestoreOptions {
-  std::string sysroot;      // --sysroot given to restore, "" when none (the journal says where)
+  std::string sysroot;  // --sysroot given to restore, "" when none (the journal says where)
   bool sysroot_given = false;
 };
 
 // Throws nw::Error when the journal cannot be read, belongs to another root, or to another
-// noisewatch that is still running (it restores when it ends). Failures to restore a value are in the result; the journal then keeps
-// exactly those values so that `tune restore` can be run again.
-RestoreResult restore(const JournalFile& journal, const RestoreOptions& o,
-                      Services* services = nullptr);
+// noisewatch that is still running (it restores when it ends). Failures to restore a value are in the result; the
+// journal then keeps exactly those values so that `tune restore` can be run again.
+RestoreResult restore(const JournalFile& journal, const RestoreOptions& o, Services* services = nullptr);
 
 }  // namespace nw::tune

@@ -33,17 +33,18 @@ void recover_pending(const JournalFile& journal, bool quiet) {
   if (!j) return;
   if (j->owner.other()) throw Error(pending_message(journal, *j));
   if (j->owner.command == "tune apply")
-    throw Error(fmt::format("this machine is tuned by `noisewatch tune apply` (journal {}): run without --tune "
-                            "(the tuning is in place), or undo it first with `noisewatch tune restore`",
-                            journal.path()));
+    throw Error(
+        fmt::format("this machine is tuned by `noisewatch tune apply` (journal {}): run without --tune "
+                    "(the tuning is in place), or undo it first with `noisewatch tune restore`",
+                    journal.path()));
   say(quiet, fmt::format("restoring the tuning a killed noisewatch left behind (pid {}, `{}`, at {})", j->owner.pid,
                          j->owner.command, j->created));
   auto r = tune::restore(journal, {});
   // Failures are said even when quiet: they block what follows.
   if (!r.failures.empty()) {
     fmt::print(stderr, "{}", render_restore(r, journal.path()));
-    throw Error(fmt::format("the earlier tuning could not be fully restored (journal {}): fix that first",
-                            journal.path()));
+    throw Error(
+        fmt::format("the earlier tuning could not be fully restored (journal {}): fix that first", journal.path()));
   }
 }
 
@@ -93,15 +94,18 @@ bool ScopedTuning::restore() {
     fmt::print(stderr, "noisewatch: {}", render_restore(r, journal_.path()));
     return false;
   }
-  if (!r.nothing) say(quiet_, fmt::format("tuning restored ({} value{} put back)", r.restored, r.restored == 1 ? "" : "s"));
+  if (!r.nothing)
+    say(quiet_, fmt::format("tuning restored ({} value{} put back)", r.restored, r.restored == 1 ? "" : "s"));
   return true;
 }
 
 nlohmann::json ScopedTuning::summary() const {
   nlohmann::json changes = nlohmann::json::array();
   for (const auto& c : changes_)
-    changes.push_back({{"knob", c.knob}, {c.service.empty() ? "path" : "service", c.service.empty() ? c.path : c.service},
-                       {"before", c.before}, {"after", c.after}});
+    changes.push_back({{"knob", c.knob},
+                       {c.service.empty() ? "path" : "service", c.service.empty() ? c.path : c.service},
+                       {"before", c.before},
+                       {"after", c.after}});
   nlohmann::json knobs = nlohmann::json::array();
   for (const auto& k : applied_.knobs)
     knobs.push_back({{"knob", k.knob->id}, {"outcome", outcome_name(k.outcome)}, {"message", k.message}});

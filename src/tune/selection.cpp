@@ -27,7 +27,9 @@ std::string machine_ids() {
 
 const knobs::Knob& machine_knob(const std::string& id, const char* option) {
   const knobs::Knob* k = knobs::find(id);
-  if (!k) throw Error(fmt::format("{}: unknown knob '{}' (knobs: {}; see `noisewatch tune list`)", option, id, machine_ids()));
+  if (!k)
+    throw Error(
+        fmt::format("{}: unknown knob '{}' (knobs: {}; see `noisewatch tune list`)", option, id, machine_ids()));
   if (k->scope == knobs::Scope::benchmark)
     throw Error(fmt::format("{}: {} applies to one benchmark, not to the machine: use `noisewatch run {} ...`", option,
                             id, k->run_flag));
@@ -42,7 +44,9 @@ bool named(const std::vector<std::string>& ids, std::string_view id) {
 
 std::vector<int> online_cpus(const sys::Sysroot& root) {
   auto text = root.read_line("/sys/devices/system/cpu/online");
-  if (!text) throw Error(fmt::format("cannot read {}: is this a /proc and /sys tree?", root.path("/sys/devices/system/cpu/online")));
+  if (!text)
+    throw Error(
+        fmt::format("cannot read {}: is this a /proc and /sys tree?", root.path("/sys/devices/system/cpu/online")));
   try {
     return sys::parse_cpulist(*text);
   } catch (const std::invalid_argument& e) {
@@ -83,7 +87,8 @@ Selection select_knobs(const std::vector<std::string>& only, const std::vector<s
   // A knob that only protects another one (irqbalance undoing IRQ moves) goes with it.
   std::erase_if(s.runtime, [&](const knobs::Knob* k) {
     if (k->needs.empty()) return false;
-    bool with = std::any_of(s.runtime.begin(), s.runtime.end(), [&](const knobs::Knob* o) { return o->id == k->needs; });
+    bool with =
+        std::any_of(s.runtime.begin(), s.runtime.end(), [&](const knobs::Knob* o) { return o->id == k->needs; });
     if (!with) s.notes.push_back(fmt::format("{} left alone: it matters only with {}", k->id, k->needs));
     return !with;
   });

@@ -15,7 +15,7 @@ namespace nw::tune {
 struct Selection {
   std::vector<const knobs::Knob*> runtime;  // catalogue order
   std::vector<const knobs::Knob*> boot;
-  std::vector<std::string> notes;           // knobs left out, and why
+  std::vector<std::string> notes;  // knobs left out, and why
 };
 
 // Comma-separated ids ("aslr-off,transparent-hugepages") to a list; empty items are dropped.

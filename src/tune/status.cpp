@@ -69,11 +69,16 @@ StatusRow runtime_row(const sys::Sysroot& root, const knobs::Knob& k, const knob
 
 std::string_view state_name(State s) {
   switch (s) {
-    case State::tuned: return "tuned";
-    case State::untuned: return "not tuned";
-    case State::partly: return "partly";
-    case State::absent: return "n/a";
-    case State::unknown: return "unknown";
+    case State::tuned:
+      return "tuned";
+    case State::untuned:
+      return "not tuned";
+    case State::partly:
+      return "partly";
+    case State::absent:
+      return "n/a";
+    case State::unknown:
+      return "unknown";
   }
   return "?";
 }

@@ -95,13 +95,16 @@ TEST(AccuracyScore, TimerStormTimeLostFails) {
         [&](json& rec) {
           for_measured_injected(rec, "timer-storm-fresh-vm.truth", [&](json& run) {
             for (auto& n : run["noise"])
-              if (n["source"] == lost) n["time_ns"] = uint64_t(n["time_ns"].get<double>() * (lost == "irq:local_timer" ? 0.5 : 0.85));
+              if (n["source"] == lost)
+                n["time_ns"] = uint64_t(n["time_ns"].get<double>() * (lost == "irq:local_timer" ? 0.5 : 0.85));
           });
         },
         "timer-storm-fresh-vm");
     EXPECT_FALSE(v.passed()) << lost << "\n" << v.out;
-    EXPECT_NE(v.out.find("FAIL  truth: (preemption:acc_timer time + the storm's interrupt time inside its slices)"), std::string::npos)
-        << lost << "\n" << v.out;
+    EXPECT_NE(v.out.find("FAIL  truth: (preemption:acc_timer time + the storm's interrupt time inside its slices)"),
+              std::string::npos)
+        << lost << "\n"
+        << v.out;
   }
 }
 

@@ -25,12 +25,12 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "support/agent_helpers.h"
@@ -176,10 +176,13 @@ TEST_F(AgentE2E, MetricsPassPromtoolAndCountersOnlyGrow) {
   // over 1.5 s, not in this first scrape, which may follow the agent's start by a few ms in which
   // an idle (tickless) CPU 0 need not tick at all.
   auto s1 = samples(first.body);
-  EXPECT_EQ(s1[R"(noisewatch_build_info{version=")" NOISEWATCH_VERSION R"(",kernel=")" + [] {
-    std::string k = slurp("/proc/sys/kernel/osrelease");
-    return k.substr(0, k.find('\n'));
-  }() + "\"}"], 1);
+  EXPECT_EQ(s1[R"(noisewatch_build_info{version=")" NOISEWATCH_VERSION R"(",kernel=")" +
+               [] {
+                 std::string k = slurp("/proc/sys/kernel/osrelease");
+                 return k.substr(0, k.find('\n'));
+               }() +
+               "\"}"],
+            1);
   EXPECT_TRUE(s1.count(R"(noisewatch_check_status{check="smt"})"));
   EXPECT_GE(s1["noisewatch_lost_events_total"], 0);
 
@@ -311,10 +314,10 @@ TEST_F(AgentE2E, PrometheusScrapesTheAgent) {
                                             "      - targets: ['127.0.0.1:"
                                          << agent_->port() << "']\n";
   uint16_t port = free_port();
-  pid_t prom = spawn({"/usr/bin/prometheus", "--config.file=" + dir + "/prometheus.yml",
-                      "--storage.tsdb.path=" + dir + "/data",
-                      "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=warn"},
-                     dir + "/out", dir + "/err");
+  pid_t prom =
+      spawn({"/usr/bin/prometheus", "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/data",
+             "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=warn"},
+            dir + "/out", dir + "/err");
   auto query = [&](const std::string& q) -> std::optional<nlohmann::json> {
     try {
       auto r = request(port, "/api/v1/query?query=" + q);
@@ -364,10 +367,9 @@ TEST(AgentLifecycle, SigtermExitsZeroAndUnloadsEveryProgram) {
 }
 
 TEST(AgentLifecycle, BadOptionsAndABusyPortExit125WithOneLine) {
-  for (std::vector<std::string> args : {std::vector<std::string>{"--listen", "localhost:1"},
-                                        std::vector<std::string>{"--cpu", "4096"},
-                                        std::vector<std::string>{"--check-interval", "0"},
-                                        std::vector<std::string>{"--top", "-1"}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--listen", "localhost:1"}, std::vector<std::string>{"--cpu", "4096"},
+        std::vector<std::string>{"--check-interval", "0"}, std::vector<std::string>{"--top", "-1"}}) {
     std::vector<std::string> argv = {noisewatch(), "agent"};
     argv.insert(argv.end(), args.begin(), args.end());
     std::string out = temp_path("bad.out"), err = temp_path("bad.err");

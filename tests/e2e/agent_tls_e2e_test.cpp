@@ -34,7 +34,8 @@ struct Curl {
 Curl curl(const std::string& args) {
   std::string body = temp_path("curl.body"), head = temp_path("curl.head"), code = temp_path("curl.code");
   Curl c;
-  c.exit = sh("curl -sS --max-time 10 -o " + body + " -D " + head + " -w '%{http_code}' " + args + " > " + code + " 2>/dev/null");
+  c.exit = sh("curl -sS --max-time 10 -o " + body + " -D " + head + " -w '%{http_code}' " + args + " > " + code +
+              " 2>/dev/null");
   c.code = slurp(code);
   c.body = slurp(body);
   c.headers = slurp(head);
@@ -51,8 +52,8 @@ class Pki {
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
   bool ca(const std::string& name) {
-    return sh("cd " + dir_ + " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " + name +
-              ".key -out " + name + ".crt -days 2 -subj '/CN=" + name + "' >/dev/null 2>&1") == 0;
+    return sh("cd " + dir_ + " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " +
+              name + ".key -out " + name + ".crt -days 2 -subj '/CN=" + name + "' >/dev/null 2>&1") == 0;
   }
   // A certificate for `name` signed by `ca`, with these subject alternative names.
   bool cert(const std::string& name, const std::string& ca, const std::string& san) {
@@ -181,23 +182,28 @@ TEST_F(AgentTlsE2E, PrometheusScrapesOverTlsWithBasicAuth) {
                                             "    tls_config:\n      ca_file: "
                                          << pki_->path("ca1.crt") << "\n    basic_auth:\n      username: prometheus\n"
                                          << "      password: '" << kPassword << "'\n"
-                                         << "    static_configs:\n      - targets: ['127.0.0.1:" << agent.port() << "']\n";
+                                         << "    static_configs:\n      - targets: ['127.0.0.1:" << agent.port()
+                                         << "']\n";
   uint16_t port = free_port();
-  pid_t prom = spawn({"/usr/bin/prometheus", "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/data",
-                      "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=warn"},
-                     dir + "/out", dir + "/err");
+  pid_t prom =
+      spawn({"/usr/bin/prometheus", "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/data",
+             "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=warn"},
+            dir + "/out", dir + "/err");
   auto query = [&](const std::string& q) -> std::optional<std::string> {
     Curl c = curl("'http://127.0.0.1:" + std::to_string(port) + "/api/v1/query?query=" + q + "'");
     auto j = nlohmann::json::parse(c.body, nullptr, false);
-    if (c.code != "200" || j.is_discarded() || j["status"] != "success" || j["data"]["result"].empty()) return std::nullopt;
+    if (c.code != "200" || j.is_discarded() || j["status"] != "success" || j["data"]["result"].empty())
+      return std::nullopt;
     return j["data"]["result"][0]["value"][1].get<std::string>();
   };
   std::optional<std::string> up, tls;
-  wait_for([&] {
-    up = query("up%7Bjob%3D%22noisewatch%22%7D");
-    tls = query("noisewatch_agent_tls");
-    return up == "1" && tls;
-  }, 30s);
+  wait_for(
+      [&] {
+        up = query("up%7Bjob%3D%22noisewatch%22%7D");
+        tls = query("noisewatch_agent_tls");
+        return up == "1" && tls;
+      },
+      30s);
   std::string targets = curl("http://127.0.0.1:" + std::to_string(port) + "/api/v1/targets").body;
   kill(prom, SIGTERM);
   waitpid(prom, nullptr, 0);
@@ -214,8 +220,10 @@ TEST_F(AgentTlsE2E, PrometheusScrapesOverTlsWithBasicAuth) {
 
 TEST_F(AgentTlsE2E, SighupServesARotatedCertificateWithoutARestart) {
   // Its own copies: the rotation replaces them.
-  std::filesystem::copy_file(pki_->path("server.crt"), pki_->path("rot.crt"), std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::copy_file(pki_->path("server.key"), pki_->path("rot.key"), std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(pki_->path("server.crt"), pki_->path("rot.crt"),
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(pki_->path("server.key"), pki_->path("rot.key"),
+                             std::filesystem::copy_options::overwrite_existing);
   write(pki_->path("rot.yml"), "tls_server_config:\n  cert_file: rot.crt\n  key_file: rot.key\n");
   Agent agent({"--web-config", pki_->path("rot.yml")});
   ASSERT_NE(agent.port(), 0) << agent.stderr_text();
@@ -227,7 +235,8 @@ TEST_F(AgentTlsE2E, SighupServesARotatedCertificateWithoutARestart) {
   write(pki_->path("rot.crt"), slurp(pki_->path("server2.crt")));
   write(pki_->path("rot.key"), slurp(pki_->path("server2.key")));
   kill(agent.pid(), SIGHUP);
-  ASSERT_TRUE(wait_for([&] { return agent.stderr_text().find("SIGHUP: reloaded") != std::string::npos; })) << agent.stderr_text();
+  ASSERT_TRUE(wait_for([&] { return agent.stderr_text().find("SIGHUP: reloaded") != std::string::npos; }))
+      << agent.stderr_text();
   EXPECT_EQ(curl(ca("ca2") + url(agent)).code, "200") << "the rotated certificate is served";
   Curl old = curl(ca("ca1") + url(agent));
   EXPECT_NE(old.exit, 0) << "the old certificate is gone";
@@ -236,9 +245,11 @@ TEST_F(AgentTlsE2E, SighupServesARotatedCertificateWithoutARestart) {
   // A broken file on reload keeps the configuration that works, and says why.
   write(pki_->path("rot.yml"), "tls_server_config:\n  cert_file: missing.crt\n  key_file: rot.key\n");
   kill(agent.pid(), SIGHUP);
-  ASSERT_TRUE(wait_for([&] { return agent.stderr_text().find("keeping the previous web config") != std::string::npos; }))
+  ASSERT_TRUE(wait_for([&] {
+    return agent.stderr_text().find("keeping the previous web config") != std::string::npos;
+  })) << agent.stderr_text();
+  EXPECT_NE(agent.stderr_text().find("tls_server_config.cert_file: cannot read"), std::string::npos)
       << agent.stderr_text();
-  EXPECT_NE(agent.stderr_text().find("tls_server_config.cert_file: cannot read"), std::string::npos) << agent.stderr_text();
   Curl still = curl(ca("ca2") + url(agent));
   ASSERT_EQ(still.code, "200");
   auto s = samples(still.body);
@@ -249,11 +260,13 @@ TEST_F(AgentTlsE2E, SighupServesARotatedCertificateWithoutARestart) {
 }
 
 TEST_F(AgentTlsE2E, MutualTlsRefusesAClientWithoutAnAcceptedCertificate) {
-  write(pki_->path("mtls.yml"), tls_section("  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca1.crt\n"));
+  write(pki_->path("mtls.yml"),
+        tls_section("  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca1.crt\n"));
   Agent agent({"--web-config", pki_->path("mtls.yml")});
   ASSERT_NE(agent.port(), 0) << agent.stderr_text();
   auto with = [&](const std::string& name) {
-    return curl(ca() + "--cert " + pki_->path(name + ".crt") + " --key " + pki_->path(name + ".key") + " " + url(agent));
+    return curl(ca() + "--cert " + pki_->path(name + ".crt") + " --key " + pki_->path(name + ".key") + " " +
+                url(agent));
   };
   Curl bare = curl(ca() + url(agent));
   EXPECT_NE(bare.exit, 0) << "no client certificate: " << bare.code;
@@ -263,10 +276,12 @@ TEST_F(AgentTlsE2E, MutualTlsRefusesAClientWithoutAnAcceptedCertificate) {
   EXPECT_EQ(with("nosan").code, "200");
 
   // client_allowed_sans narrows it to certificates that name an allowed SAN.
-  write(pki_->path("mtls.yml"), tls_section("  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca1.crt\n"
-                                            "  client_allowed_sans: [prometheus.lab]\n"));
+  write(pki_->path("mtls.yml"),
+        tls_section("  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca1.crt\n"
+                    "  client_allowed_sans: [prometheus.lab]\n"));
   kill(agent.pid(), SIGHUP);
-  ASSERT_TRUE(wait_for([&] { return agent.stderr_text().find("SIGHUP: reloaded") != std::string::npos; })) << agent.stderr_text();
+  ASSERT_TRUE(wait_for([&] { return agent.stderr_text().find("SIGHUP: reloaded") != std::string::npos; }))
+      << agent.stderr_text();
   EXPECT_EQ(with("client").code, "200");
   EXPECT_NE(with("nosan").exit, 0) << "signed by the CA, but without an allowed SAN";
   auto s = samples(with("client").body);

@@ -24,8 +24,11 @@ std::string bench_source(double work, bool broken = false) {
   return "#include <stdio.h>\n"
          "int main(void) {\n"
          "  volatile unsigned long x = 0;\n"
-         "  for (unsigned long i = 0; i < " + std::to_string(long(8e6 * work)) + "UL; ++i) x += i;\n"
-         "  return x == 42 ? 1 : 0;\n" + std::string(broken ? "  this does not compile\n" : "") + "}\n";
+         "  for (unsigned long i = 0; i < " +
+         std::to_string(long(8e6 * work)) +
+         "UL; ++i) x += i;\n"
+         "  return x == 42 ? 1 : 0;\n" +
+         std::string(broken ? "  this does not compile\n" : "") + "}\n";
 }
 
 struct Repo {
@@ -54,15 +57,23 @@ std::unique_ptr<Repo> make_repo(int slow, int broken = 0) {
 }
 
 std::vector<std::string> bisect_argv(const Repo& r, const std::string& json) {
-  return {noisewatch(), "bisect", "--repo", r.dir, "--good", r.commits.front(), "--bad", r.commits.back(),
-          "--build", "cc -O2 -o bench bench.c", "--cpu", "1", "-q", "--json", json, "--", "./bench"};
+  return {noisewatch(), "bisect",
+          "--repo",     r.dir,
+          "--good",     r.commits.front(),
+          "--bad",      r.commits.back(),
+          "--build",    "cc -O2 -o bench bench.c",
+          "--cpu",      "1",
+          "-q",         "--json",
+          json,         "--",
+          "./bench"};
 }
 
 // A hog on CPU 1 for random stretches at random times while it runs (killed with its group).
 struct RandomHog {
   pid_t pid;
   RandomHog() {
-    const std::string loop = "while :; do " + bin("nw_hog") + " 0.$(( $(od -An -N1 -tu1 /dev/urandom) % 4 + 1 )) 1; sleep "
+    const std::string loop = "while :; do " + bin("nw_hog") +
+                             " 0.$(( $(od -An -N1 -tu1 /dev/urandom) % 4 + 1 )) 1; sleep "
                              "0.$(( $(od -An -N1 -tu1 /dev/urandom) % 9 + 1 )); done";
     pid = spawn({"/usr/bin/setsid", "/bin/sh", "-c", loop}, "/dev/null", "/dev/null");
   }
@@ -138,7 +149,8 @@ TEST(BisectE2E, ACommitThatDoesNotBuildIsSkippedAndTheCulpritStillFound) {
 
 TEST(BisectE2E, BadInputIsOneLineAnd125) {
   auto repo = make_repo(5);
-  Proc unknown = run({noisewatch(), "bisect", "--repo", repo->dir, "--good", "nosuchrev", "--bad", "HEAD", "--", "./bench"});
+  Proc unknown =
+      run({noisewatch(), "bisect", "--repo", repo->dir, "--good", "nosuchrev", "--bad", "HEAD", "--", "./bench"});
   EXPECT_EQ(unknown.status, 125);
   EXPECT_NE(unknown.err.find("--good nosuchrev: no such commit"), std::string::npos) << unknown.err;
   Proc reversed = run({noisewatch(), "bisect", "--repo", repo->dir, "--good", repo->commits.back(), "--bad",
@@ -162,7 +174,8 @@ TEST(BisectE2E, GitBisectRunWithCompareGitBisect) {
             0);
   const std::string script = temp_path("step.sh");
   std::ofstream(script) << "#!/bin/sh\ncc -O2 -o bench bench.c || exit 125\nexec " << noisewatch()
-                        << " compare --cpu 1 -q --confidence 99 --git-bisect 3 -- " << good_dir << "/bench ::: ./bench\n";
+                        << " compare --cpu 1 -q --confidence 99 --git-bisect 3 -- " << good_dir
+                        << "/bench ::: ./bench\n";
   fs::permissions(script, fs::perms::owner_all);
   const std::string git = "git -C " + repo->dir + " ";
   Proc p = sh(git + "bisect start " + repo->commits.back() + " " + repo->commits.front() + " && " + git +

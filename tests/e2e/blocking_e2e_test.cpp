@@ -45,8 +45,8 @@ Parts parts_of(const nlohmann::json& run) {
 nlohmann::json record(const std::vector<std::string>& bench, int runs, const std::string& cpu = "1",
                       const std::vector<std::string>& flags = {}) {
   std::string json = temp_path("blocking.json");
-  std::vector<std::string> argv{noisewatch(), "--cpu", cpu, "--runs", std::to_string(runs), "--warmup", "0",
-                                "-q", "--json", json};
+  std::vector<std::string> argv{noisewatch(), "--cpu", cpu,  "--runs", std::to_string(runs),
+                                "--warmup",   "0",     "-q", "--json", json};
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.push_back("--");
   argv.insert(argv.end(), bench.begin(), bench.end());
@@ -92,7 +92,8 @@ double median_lateness_us(const nlohmann::json& rec) {
   for (const auto& run : rec["runs"]) {
     Parts p = parts_of(run);
     if (!p.sleep_detail.is_object() || !p.sleep_detail.value("timer_late_count", 0)) continue;
-    late.push_back(p.sleep_detail["timer_late_ns"].get<double>() / p.sleep_detail["timer_late_count"].get<double>() / 1e3);
+    late.push_back(p.sleep_detail["timer_late_ns"].get<double>() / p.sleep_detail["timer_late_count"].get<double>() /
+                   1e3);
   }
   return median(late);
 }

@@ -14,8 +14,9 @@ namespace {
 constexpr int kCalls = 8, kProcessRuns = 2;
 
 Proc run_at(const std::string& json, int runs, const std::string& spec, const std::vector<std::string>& bench) {
-  std::vector<std::string> argv{noisewatch(), "--cpu", "1", "--runs", std::to_string(runs), "--warmup", "0",
-                                "--json", json, "--windows-at", spec, "--"};
+  std::vector<std::string> argv{noisewatch(), "--cpu", "1",      "--runs", std::to_string(runs),
+                                "--warmup",   "0",     "--json", json,     "--windows-at",
+                                spec,         "--"};
   argv.insert(argv.end(), bench.begin(), bench.end());
   return run(argv);
 }

@@ -144,7 +144,8 @@ TEST(CheckE2E, BadInputIsExit125WithOneLine) {
   expect_one_line_error(run("check --priority fifo:0 --duration 0"), "--priority");
   expect_one_line_error(run("check --format xml"), "xml");
   TempDir t;
-  expect_one_line_error(run("check --duration 0 -o " + t.path + "/missing/dir/out.txt"), "does not exist; create it or write elsewhere");
+  expect_one_line_error(run("check --duration 0 -o " + t.path + "/missing/dir/out.txt"),
+                        "does not exist; create it or write elsewhere");
 }
 
 bool is_fifo(pid_t pid) { return sched_getscheduler(pid) == SCHED_FIFO; }
@@ -281,11 +282,10 @@ void expect_attribution_within_gaps(const nlohmann::json& j, const std::string& 
     uint64_t gap = c["gap_ns"], attributed = c["attributed_ns"], listed = 0, remainder = 0;
     for (const auto& s : c["top_sources"]) {
       std::string name = s["source"];
-      EXPECT_EQ(name.find(self), std::string::npos) << "CPU " << c["cpu"] << ": noisewatch charged itself: " << s.dump();
-      if (name == "hardware/hypervisor")
-        remainder = s["time_ns"];
-      else
-        listed += s["time_ns"].get<uint64_t>();
+      EXPECT_EQ(name.find(self), std::string::npos)
+          << "CPU " << c["cpu"] << ": noisewatch charged itself: " << s.dump();
+      if (name == "hardware/hypervisor") remainder = s["time_ns"];
+      else listed += s["time_ns"].get<uint64_t>();
     }
     EXPECT_EQ(listed, attributed) << "CPU " << c["cpu"] << ": every source is listed with --top 1000";
     EXPECT_LE(attributed, gap) << "CPU " << c["cpu"] << ": " << c["top_sources"].dump();
@@ -306,8 +306,8 @@ TEST(CheckE2E, NoisewatchIsNotChargedAndAttributionStaysWithinTheGaps) {
   for (const std::string priority : {"other", "fifo:1"})
     for (const std::string threshold : {"1", "20"}) {
       SCOPED_TRACE("--priority " + priority + " --threshold " + threshold);
-      auto r = self.run("check --cpu " + cpus + " --duration 1 --top 1000 --priority " + priority +
-                        " --threshold " + threshold + " --format json");
+      auto r = self.run("check --cpu " + cpus + " --duration 1 --top 1000 --priority " + priority + " --threshold " +
+                        threshold + " --format json");
       ASSERT_FALSE(r.out.empty()) << r.err;
       expect_attribution_within_gaps(nlohmann::json::parse(r.out), "nw-selfcheck");
     }

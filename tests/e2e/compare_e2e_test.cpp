@@ -43,8 +43,8 @@ struct SpinningHog {
 };
 
 Proc record(const std::string& json_path) {
-  return run({noisewatch(), "--json", json_path, "--runs", "12", "--cpu", std::to_string(kCpu), "--",
-              bin("arraysum"), "--quiet"});
+  return run({noisewatch(), "--json", json_path, "--runs", "12", "--cpu", std::to_string(kCpu), "--", bin("arraysum"),
+              "--quiet"});
 }
 
 class CompareE2E : public ::testing::Test {
@@ -101,12 +101,12 @@ TEST_F(CompareE2E, HogInNewRunIsSlowerAndExplainedAsNoise) {
 TEST(CompareCliE2E, BadInputIsOneLineAndExit125) {
   std::string junk = temp_path("junk.json");
   std::ofstream(junk) << "{\"results\": 3}";
-  for (const auto& argv : std::vector<std::vector<std::string>>{
-           {noisewatch(), "compare", "/nonexistent/base.json", junk},
-           {noisewatch(), "compare", junk, junk},
-           {noisewatch(), "compare", junk},
-           {noisewatch(), "compare", junk, junk, "--format", "yaml"},
-           {noisewatch(), "compare", junk, junk, "--threshold", "-1"}}) {
+  for (const auto& argv :
+       std::vector<std::vector<std::string>>{{noisewatch(), "compare", "/nonexistent/base.json", junk},
+                                             {noisewatch(), "compare", junk, junk},
+                                             {noisewatch(), "compare", junk},
+                                             {noisewatch(), "compare", junk, junk, "--format", "yaml"},
+                                             {noisewatch(), "compare", junk, junk, "--threshold", "-1"}}) {
     Proc p = run(argv);
     EXPECT_EQ(p.status, 125) << argv.back() << ": " << p.err;
     EXPECT_EQ(p.err.rfind("noisewatch: ", 0), 0u) << p.err;
@@ -133,8 +133,8 @@ TEST(CompareCliE2E, RealToolFilesExitStatuses) {
   auto j = load_json(out);
   EXPECT_EQ(j["verdict"], "faster");
   EXPECT_EQ(j["summary"]["faster"], 1);
-  Proc nan = run({noisewatch(), "compare", real("gbench_reps_base.json"), real("gbench_reps_new.json"), "--format",
-                  "markdown"});
+  Proc nan = run(
+      {noisewatch(), "compare", real("gbench_reps_base.json"), real("gbench_reps_new.json"), "--format", "markdown"});
   EXPECT_EQ(nan.status, 0) << nan.err;
   EXPECT_NE(nan.out.find("| benchmark | BASE | NEW | change | p | verdict |"), std::string::npos) << nan.out;
   // Aggregates only: 125 and one line that says how to rerun.

@@ -16,8 +16,8 @@
 
 #include <algorithm>
 
-#include "support/run_helpers.h"
 #include "support/conservation.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {
@@ -47,8 +47,8 @@ struct Background {
 nlohmann::json run_and_check(const std::string& cpus, int runs, const std::vector<std::string>& bench,
                              const std::vector<std::string>& own) {
   std::string json = temp_path("conservation.json");
-  std::vector<std::string> argv{noisewatch(), "--cpu", cpus, "--runs", std::to_string(runs), "--warmup", "0",
-                                "-q", "--json", json, "--"};
+  std::vector<std::string> argv{noisewatch(), "--cpu",  cpus, "--runs", std::to_string(runs), "--warmup", "0",
+                                "-q",         "--json", json, "--"};
   argv.insert(argv.end(), bench.begin(), bench.end());
   Proc p = run(argv);
   EXPECT_EQ(p.status, 0) << p.err;

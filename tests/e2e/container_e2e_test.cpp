@@ -22,8 +22,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "support/run_helpers.h"
 #include "support/files.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {
@@ -53,8 +53,8 @@ std::string first_line(const std::string& path) {
 }
 
 struct Settings {
-  std::string cpus;                      // cpuset.cpus ("" = the root's: every online CPU)
-  std::optional<int> quota_us;           // per 100 ms
+  std::string cpus;             // cpuset.cpus ("" = the root's: every online CPU)
+  std::optional<int> quota_us;  // per 100 ms
   std::optional<long long> memory_bytes;
 };
 

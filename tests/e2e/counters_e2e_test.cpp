@@ -103,8 +103,7 @@ class HeldChild {
 std::string workload(const char* name) { return std::string(NW_BINARY_DIR) + "/" + name; }
 
 double cpu_ns(const rusage& ru) {
-  return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
-         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+  return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
 }
 
 struct Measured {
@@ -112,8 +111,7 @@ struct Measured {
   Reaped reaped;
 };
 
-Measured measure(Counters& counters, std::vector<std::string> argv, int pin_cpu = -1,
-                 bool realtime = false) {
+Measured measure(Counters& counters, std::vector<std::string> argv, int pin_cpu = -1, bool realtime = false) {
   HeldChild child(std::move(argv), pin_cpu, realtime);
   counters.attach(child.pid());
   child.release();
@@ -123,8 +121,7 @@ Measured measure(Counters& counters, std::vector<std::string> argv, int pin_cpu 
   return m;
 }
 
-const std::vector<std::string> kSoftware{"task-clock", "context-switches", "cpu-migrations",
-                                         "page-faults"};
+const std::vector<std::string> kSoftware{"task-clock", "context-switches", "cpu-migrations", "page-faults"};
 
 TEST(CountersE2E, TaskClockMatchesRusageCpuTime) {
   Counters counters(kSoftware);
@@ -242,8 +239,7 @@ TEST(CountersE2E, DefaultSetMeasuresWhatThisMachineHas) {
 // The msr PMU is what effective-ghz needs; where it has at least the TSC, counting it on the
 // task exercises the sysfs path: TSC ticks per task-clock ns is the TSC rate.
 TEST(CountersE2E, SysfsMsrTscCountsAtTheTscRate) {
-  if (!std::ifstream("/sys/bus/event_source/devices/msr/events/tsc"))
-    GTEST_SKIP() << "no msr/tsc on this kernel";
+  if (!std::ifstream("/sys/bus/event_source/devices/msr/events/tsc")) GTEST_SKIP() << "no msr/tsc on this kernel";
   Counters counters({"msr/tsc/", "task-clock"});
   auto m = measure(counters, {workload("counters_work"), "200", "0", "0", "1", "0"});
   double ghz = m.counters.at("msr/tsc/").value / m.counters.at("task-clock").value;
@@ -288,8 +284,7 @@ TEST(EventsCli, ListsUsableSoftwareEventsAndExplainsTheRest) {
   out = run_capture(workload("noisewatch") + " events 'perf::*CPU_CYCLES' 2>&1", status);
   EXPECT_THAT(out, ::testing::HasSubstr("PERF_COUNT_HW_CPU_CYCLES"));
   Counters probe({"task-clock"});
-  if (!probe.has_hardware_pmu())
-    EXPECT_THAT(out, ::testing::HasSubstr("0 usable here: no hardware PMU"));
+  if (!probe.has_hardware_pmu()) EXPECT_THAT(out, ::testing::HasSubstr("0 usable here: no hardware PMU"));
   out = run_capture(workload("noisewatch") + " events no-such-thing 2>&1", status);
   EXPECT_THAT(out, ::testing::HasSubstr("no event matches 'no-such-thing'"));
 }
@@ -300,8 +295,7 @@ TEST(EventsCli, RunWithAnUnknownEventIsOneLineAndExit125) {
   int status = 0;
   auto marker = std::string("/tmp/nw_counters_e2e_ran");
   std::remove(marker.c_str());
-  auto out = run_capture(workload("noisewatch") + " run -r 1 -e task-clock,no-such-event -- touch " +
-                             marker + " 2>&1",
+  auto out = run_capture(workload("noisewatch") + " run -r 1 -e task-clock,no-such-event -- touch " + marker + " 2>&1",
                          status);
   EXPECT_EQ(WEXITSTATUS(status), 125);
   EXPECT_EQ(out, "noisewatch: unknown event 'no-such-event' (see `noisewatch events`)\n");

@@ -21,8 +21,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "support/run_helpers.h"
 #include "support/files.h"
+#include "support/run_helpers.h"
 #include "system/cpulist.h"
 
 namespace nw::e2e {
@@ -50,8 +50,7 @@ bool write_file(const std::string& path, const std::string& text) {
 // did: processes left in it are moved back to the root first (rmdir needs it empty).
 class CpusetCgroup {
  public:
-  explicit CpusetCgroup(const std::string& cpus)
-      : path_(kCpusetRoot + "/nw-e2e-" + std::to_string(getpid())) {
+  explicit CpusetCgroup(const std::string& cpus) : path_(kCpusetRoot + "/nw-e2e-" + std::to_string(getpid())) {
     if (mkdir(path_.c_str(), 0755) != 0) {
       error_ = "mkdir " + path_ + " failed";
       return;
@@ -145,8 +144,8 @@ TEST(InheritedAffinityE2E, IsNoLimitTheCpusetIs) {
   const auto online = sys::parse_cpulist(test::slurp("/sys/devices/system/cpu/online"));
   if (std::find(online.begin(), online.end(), 1) == online.end()) GTEST_SKIP() << "needs CPU 1 online";
   const std::string json = temp_path("inherited.json");
-  Proc r = run({"/usr/bin/taskset", "-c", "0", noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "--json", json,
-                "--", "/bin/true"});
+  Proc r = run({"/usr/bin/taskset", "-c", "0", noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "--json",
+                json, "--", "/bin/true"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(load_json(json)["cpus"], nlohmann::json({1}));
   unlink(json.c_str());

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "support/run_helpers.h"
 #include "support/conservation.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {
@@ -21,8 +21,9 @@ constexpr const char* kHyperfine = "/usr/bin/hyperfine";
 
 Proc run_exec_windows(const std::string& json, int runs, const std::string& comm,
                       const std::vector<std::string>& bench) {
-  std::vector<std::string> argv{noisewatch(), "--cpu", "1", "--runs", std::to_string(runs), "--warmup", "0",
-                                "-q", "--json", json, "--windows-exec", comm, "--"};
+  std::vector<std::string> argv{noisewatch(),     "--cpu", "1",  "--runs", std::to_string(runs),
+                                "--warmup",       "0",     "-q", "--json", json,
+                                "--windows-exec", comm,    "--"};
   argv.insert(argv.end(), bench.begin(), bench.end());
   return run(argv);
 }
@@ -153,7 +154,8 @@ TEST(ExecWindowsE2E, TheHyperfinePresetFindsTheProgramItself) {
   EXPECT_FALSE(rec["process_runs"][0].value("warmup", true)) << rec["process_runs"].dump();
   // Its report printed once, and the first progress line says why.
   size_t reports = 0;
-  for (size_t at = p.out.find("Benchmark 1:"); at != std::string::npos; at = p.out.find("Benchmark 1:", at + 1)) ++reports;
+  for (size_t at = p.out.find("Benchmark 1:"); at != std::string::npos; at = p.out.find("Benchmark 1:", at + 1))
+    ++reports;
   EXPECT_EQ(reports, 1u) << p.out;
   EXPECT_EQ(p.err.rfind("noisewatch: the harness runs once, with no warm-up run", 0), 0u) << p.err;
   EXPECT_EQ(rec["windows_harness"]["name"], "hyperfine");
@@ -262,8 +264,29 @@ TEST(ExecWindowsE2E, PyperfWindowsTakeTheBenchmarksNameAndItsRunsDurations) {
   const std::string shim = std::string(NW_SOURCE_DIR) + "/tests/workloads/pyenv_like/python3";
   const std::string script = std::string(NW_SOURCE_DIR) + "/tests/workloads/nw_pyperf_like.py";
   std::filesystem::remove(out);
-  Proc p = run({noisewatch(), "--cpu", "1", "-q", "--json", json, "--windows", "pyperf", "--", shim, script, "-p",
-                std::to_string(kWorkers), "-n", "3", "-w", "1", "--min-time", "0.02", "--name", "sum_1000", "-o", out});
+  Proc p = run({noisewatch(),
+                "--cpu",
+                "1",
+                "-q",
+                "--json",
+                json,
+                "--windows",
+                "pyperf",
+                "--",
+                shim,
+                script,
+                "-p",
+                std::to_string(kWorkers),
+                "-n",
+                "3",
+                "-w",
+                "1",
+                "--min-time",
+                "0.02",
+                "--name",
+                "sum_1000",
+                "-o",
+                out});
   ASSERT_EQ(p.status, 0) << p.err;
   auto rec = load_json(json);
   auto runs = pyperf_json_runs(out);
@@ -300,8 +323,8 @@ TEST(ExecWindowsE2E, PyperfAppendPairsEachProcessRunWithTheRunsItAdded) {
   ASSERT_EQ(run(first).status, 0);
   ASSERT_EQ(pyperf_json_runs(out).size(), 2u);
 
-  std::vector<std::string> argv = {noisewatch(), "--cpu", "1", "-q", "--runs", "2", "--json", json,
-                                   "--windows", "pyperf", "--", shim};
+  std::vector<std::string> argv = {noisewatch(), "--cpu", "1",         "-q",     "--runs", "2",
+                                   "--json",     json,    "--windows", "pyperf", "--",     shim};
   argv.insert(argv.end(), bench.begin(), bench.end());
   for (const char* a : {"-p", "3", "--append"}) argv.push_back(a);
   argv.push_back(out);

@@ -7,9 +7,9 @@
 
 #include <filesystem>
 
+#include "support/conservation.h"
 #include "support/gbench_helpers.h"
 #include "support/run_helpers.h"
-#include "support/conservation.h"
 
 namespace nw::e2e {
 namespace {

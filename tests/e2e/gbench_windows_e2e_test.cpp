@@ -132,15 +132,16 @@ TEST_F(GbenchWindowsE2E, WithoutAnOutputFileNoisewatchHasItWriteOne) {
     return n;
   };
   const size_t before = outputs();
-  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "2", "--warmup", "0", "--json", json, "--windows=gbench", "--",
-                bin("nw_gbench"), "--benchmark_filter=BM_search", "--benchmark_repetitions=2",
-                "--benchmark_min_time=0.02"});
+  Proc p =
+      run({noisewatch(), "--cpu", "1", "--runs", "2", "--warmup", "0", "--json", json, "--windows=gbench", "--",
+           bin("nw_gbench"), "--benchmark_filter=BM_search", "--benchmark_repetitions=2", "--benchmark_min_time=0.02"});
   ASSERT_EQ(p.status, 0) << p.err;
   const auto rec = load_json(json);
   const auto windows = measured(rec);
   ASSERT_EQ(windows.size(), 4u) << rec["warnings"].dump();  // 2 repetitions x 2 process runs
   for (const auto& w : windows) EXPECT_EQ(w["label"], "BM_search");
-  for (const auto& w : rec["warnings"]) EXPECT_EQ(w.get<std::string>().find("Google Benchmark"), std::string::npos) << w;
+  for (const auto& w : rec["warnings"])
+    EXPECT_EQ(w.get<std::string>().find("Google Benchmark"), std::string::npos) << w;
   // Its file is gone with it.
   EXPECT_FALSE(std::filesystem::exists(rec["windows_harness"]["output"].get<std::string>()));
   EXPECT_EQ(outputs(), before);
@@ -149,7 +150,8 @@ TEST_F(GbenchWindowsE2E, WithoutAnOutputFileNoisewatchHasItWriteOne) {
 
 TEST_F(GbenchWindowsE2E, WhatItCannotUseIsOneLineAndExit125) {
   const std::string json = temp_path("gbench-bad.json");
-  Proc not_gbench = run({noisewatch(), "--runs", "1", "--json", json, "--windows", "gbench", "--", bin("nw_calls"), "1"});
+  Proc not_gbench =
+      run({noisewatch(), "--runs", "1", "--json", json, "--windows", "gbench", "--", bin("nw_calls"), "1"});
   EXPECT_EQ(not_gbench.status, 125);
   EXPECT_NE(not_gbench.err.find("does not run Google Benchmark"), std::string::npos) << not_gbench.err;
   EXPECT_EQ(std::count(not_gbench.err.begin(), not_gbench.err.end(), '\n'), 1) << not_gbench.err;

@@ -5,8 +5,8 @@
 // verifier refuses is named with the verifier's reason and what avoids it, never "run as root".
 #include <gtest/gtest.h>
 
-#include "support/run_helpers.h"
 #include "support/kernel_margins.h"
+#include "support/run_helpers.h"
 
 namespace nw::e2e {
 namespace {

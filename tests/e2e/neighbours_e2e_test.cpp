@@ -112,8 +112,8 @@ void expect_busy_in_odd_runs(const nlohmann::json& rec, pid_t pid, size_t runs) 
   EXPECT_GT(busy_min, 5 * quiet_max) << "busy min " << busy_min << " ns, quiet max " << quiet_max << " ns";
   std::cout << "neighbour busy: median " << median(busy) / 1e6 << " ms of CPU, runs " << median(busy_wall) / 1e6
             << " ms; quiet: " << median(quiet) / 1e6 << " ms of CPU, runs " << median(quiet_wall) / 1e6 << " ms\n"
-            << "headline: " << rec["report"]["headline"].get<std::string>() << "\nleads: " << rec["report"]["leads"].dump()
-            << "\n";
+            << "headline: " << rec["report"]["headline"].get<std::string>()
+            << "\nleads: " << rec["report"]["leads"].dump() << "\n";
 }
 
 // Real interference only: the record must be right; whether it is named is printed (see top).

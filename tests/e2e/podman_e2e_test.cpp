@@ -27,8 +27,8 @@ std::string which(const std::string& name) {
 // podman run's options for this machine, or "" with `why` set. Podman raises the container's
 // RLIMIT_NOFILE and RLIMIT_NPROC to its defaults, which a root without CAP_SYS_RESOURCE (this
 // project's VMs) may not: lower limits are passed instead (the current open-file limit; 1024
-// processes, as the current process limit was refused too on the VM, and check needs a few). crun refuses a cgroup v2 tree
-// holding any controller beside v1 hierarchies (hybrid mode; the VMs' has hugetlb): runc is tried then.
+// processes, as the current process limit was refused too on the VM, and check needs a few). crun refuses a cgroup v2
+// tree holding any controller beside v1 hierarchies (hybrid mode; the VMs' has hugetlb): runc is tried then.
 std::vector<std::string> podman_run(std::string& why) {
   const std::string podman = which("podman");
   if (podman.empty()) {
@@ -42,8 +42,9 @@ std::vector<std::string> podman_run(std::string& why) {
   struct rlimit files {};
   getrlimit(RLIMIT_NOFILE, &files);
   const std::string nofile = std::to_string(files.rlim_cur);
-  std::vector<std::string> base = {podman,    "run", "--rm", "--network", "none", "--ulimit", "nofile=" + nofile + ":" + nofile,
-                                   "--ulimit", "nproc=1024:1024"};
+  std::vector<std::string> base = {
+      podman,           "run", "--rm", "--network", "none", "--ulimit", "nofile=" + nofile + ":" + nofile, "--ulimit",
+      "nproc=1024:1024"};
   std::vector<std::vector<std::string>> tries = {base};
   if (const std::string runc = which("runc"); !runc.empty()) {
     tries.push_back(base);

@@ -44,8 +44,8 @@ class ReportHtml : public ::testing::Test {
   std::string chromium(const std::string& action, const fs::path& html) {
     return std::string("timeout 120 ") + kChromium +
            " --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking"
-           " --disable-component-update --disable-sync --user-data-dir=" + (dir / "profile").string() + " " + action +
-           " file://" + html.string() + " 2>/dev/null";
+           " --disable-component-update --disable-sync --user-data-dir=" +
+           (dir / "profile").string() + " " + action + " file://" + html.string() + " 2>/dev/null";
   }
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of `noisewatch run`: the real binary, real eBPF, real workloads.
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <sched.h>
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -54,8 +54,8 @@ TEST(RunE2E, HogOnTargetCpuIsChargedAsPreemption) {
   ASSERT_EQ(rec["runs"].size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     uint64_t charged = run_source_time(rec["runs"][i], "preemption:nw_hog");
-    EXPECT_GE(double(charged), 0.8 * double(hog_ns[i])) << "run " << i << ": charged " << charged
-                                                       << " ns, hog ran " << hog_ns[i] << " ns";
+    EXPECT_GE(double(charged), 0.8 * double(hog_ns[i]))
+        << "run " << i << ": charged " << charged << " ns, hog ran " << hog_ns[i] << " ns";
     // And not more than the hog could have taken, beyond the ends of the window.
     EXPECT_LE(double(charged), 1.1 * double(hog_ns[i]) + 20e6) << "run " << i;
   }
@@ -208,15 +208,15 @@ TEST(RunE2E, ExitStatusesFollowTheShell) {
 }
 
 TEST(RunE2E, BadOptionsAreOwnErrors) {
-  for (auto args : std::vector<std::vector<std::string>>{
-           {"--runs", "0", "--", "true"},
-           {"--bogus-option", "--", "true"},
-           {"--cpu", "4095", "--", "true"},
-           {"--cpu", "x", "--", "true"},
-           {"--format", "pdf", "--", "true"},
-           {"--json", "/nonexistent/dir/x.json", "--", "true"},
-           {"-o", "/nonexistent/dir/x.txt", "--format", "text", "--", "true"},
-           {"--"}}) {
+  for (auto args :
+       std::vector<std::vector<std::string>>{{"--runs", "0", "--", "true"},
+                                             {"--bogus-option", "--", "true"},
+                                             {"--cpu", "4095", "--", "true"},
+                                             {"--cpu", "x", "--", "true"},
+                                             {"--format", "pdf", "--", "true"},
+                                             {"--json", "/nonexistent/dir/x.json", "--", "true"},
+                                             {"-o", "/nonexistent/dir/x.txt", "--format", "text", "--", "true"},
+                                             {"--"}}) {
     args.insert(args.begin(), noisewatch());
     Proc p = run(args);
     EXPECT_EQ(p.status, 125) << args[1] << ": " << p.err;
@@ -254,9 +254,9 @@ std::map<int, std::string> bpftool_programs() {
 
 TEST(RunE2E, SigintStopsCleanlyWithPartialReport) {
   std::string json = temp_path("int.json"), out = temp_path("out"), err = temp_path("err");
-  pid_t nw = spawn({noisewatch(), "--cpu", "1", "--runs", "200", "--warmup", "0", "--json", json, "--",
-                    bin("nw_spin"), "50"},
-                   out, err);
+  pid_t nw =
+      spawn({noisewatch(), "--cpu", "1", "--runs", "200", "--warmup", "0", "--json", json, "--", bin("nw_spin"), "50"},
+            out, err);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   // The BPF programs this noisewatch holds (other tests or tools may load their own).
   std::set<int> ours;

@@ -36,8 +36,7 @@ TEST(StartupE2E, TimingPhasesFitInTheWallTime) {
   double sum = 0;
   std::string phases = line.substr(0, line.find("(total"));
   const std::regex ms(R"(([0-9.]+) ms)");
-  for (std::sregex_iterator it(phases.begin(), phases.end(), ms), end; it != end; ++it)
-    sum += std::stod((*it)[1]);
+  for (std::sregex_iterator it(phases.begin(), phases.end(), ms), end; it != end; ++it) sum += std::stod((*it)[1]);
   EXPECT_LE(sum, total + 0.05);
   EXPECT_NE(p.err.find("per repetition (mean of 2)"), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("verifier on_switch"), std::string::npos) << p.err;

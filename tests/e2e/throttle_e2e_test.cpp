@@ -118,8 +118,7 @@ void expect_throttle_accounted(const nlohmann::json& rec, const std::string& sou
       throttled += n["time_ns"].get<double>();
       if (n.contains("detail") && n["detail"].contains("per_cpu_ns"))
         for (const auto& part : n["detail"]["per_cpu_ns"]) EXPECT_LE(part.get<double>(), wall);
-      else
-        EXPECT_LE(n["time_ns"].get<double>(), wall);
+      else EXPECT_LE(n["time_ns"].get<double>(), wall);
     }
     ASSERT_TRUE(run.contains("cgroup_throttled_ns"));
     const double kernel = run["cgroup_throttled_ns"].get<double>();

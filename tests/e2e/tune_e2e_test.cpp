@@ -26,9 +26,9 @@ using nw::test::slurp;
 
 const std::string kLiveKnobs = "aslr-off,transparent-hugepages,workqueue-cpumask,irq-default-affinity,timer-migration";
 const std::vector<std::string> kLiveFiles = {
-    "/proc/sys/kernel/randomize_va_space",       "/proc/sys/kernel/timer_migration",
+    "/proc/sys/kernel/randomize_va_space",         "/proc/sys/kernel/timer_migration",
     "/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/mm/transparent_hugepage/defrag",
-    "/sys/devices/virtual/workqueue/cpumask",    "/proc/irq/default_smp_affinity"};
+    "/sys/devices/virtual/workqueue/cpumask",      "/proc/irq/default_smp_affinity"};
 
 // The chosen word of "always [madvise] never", or the content itself.
 std::string writable(const std::string& content) {
@@ -156,8 +156,8 @@ TEST(TuneE2E, LiveApplyStatusRestore) {
 
   Proc s = run({noisewatch(), "tune", "status", "--journal", live.journal()});
   EXPECT_EQ(s.status, 0) << s.err;
-  for (const char* id : {"aslr-off", "timer-migration", "transparent-hugepages", "workqueue-cpumask",
-                         "irq-default-affinity"}) {
+  for (const char* id :
+       {"aslr-off", "timer-migration", "transparent-hugepages", "workqueue-cpumask", "irq-default-affinity"}) {
     auto at = s.out.find(std::string("\n  ") + id + " ");
     ASSERT_NE(at, std::string::npos) << id << "\n" << s.out;
     auto line = s.out.substr(at + 1, s.out.find('\n', at + 1) - at - 1);
@@ -252,7 +252,8 @@ TEST(TuneE2E, NoAslrGivesTheSameStackInEveryRun) {
   ASSERT_EQ(s.size(), 4u) << fixed.out;
   EXPECT_EQ(std::set<std::string>(s.begin(), s.end()).size(), 1u) << fixed.out;
   if (slurp("/proc/sys/kernel/randomize_va_space") == "0\n") GTEST_SKIP() << "ASLR is off machine-wide right now";
-  Proc random = run({noisewatch(), "--cpu", "1", "--runs", "4", "--warmup", "0", "-q", "--", "/bin/cat", "/proc/self/maps"});
+  Proc random =
+      run({noisewatch(), "--cpu", "1", "--runs", "4", "--warmup", "0", "-q", "--", "/bin/cat", "/proc/self/maps"});
   ASSERT_EQ(random.status, 0) << random.err;
   auto r = stacks(random.out);
   ASSERT_EQ(r.size(), 4u);

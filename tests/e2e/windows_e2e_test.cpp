@@ -40,8 +40,8 @@ std::vector<std::vector<Truth>> read_truth(const std::string& path) {
 // `noisewatch run` as run_recorded() does it, with options before the benchmark's command.
 Proc run_with(const std::string& json, int runs, const std::vector<std::string>& options,
               const std::vector<std::string>& bench) {
-  std::vector<std::string> argv{noisewatch(), "--cpu", "1", "--runs", std::to_string(runs), "--warmup", "0",
-                                "-q", "--json", json};
+  std::vector<std::string> argv{noisewatch(), "--cpu", "1",  "--runs", std::to_string(runs),
+                                "--warmup",   "0",     "-q", "--json", json};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back("--");
   argv.insert(argv.end(), bench.begin(), bench.end());
@@ -50,9 +50,9 @@ Proc run_with(const std::string& json, int runs, const std::vector<std::string>&
 
 std::string chromium_dom(const fs::path& html, const fs::path& profile) {
   return capture_output(std::string("timeout 120 ") + kChromium +
-                 " --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking"
-                 " --disable-component-update --disable-sync --user-data-dir=" + profile.string() +
-                 " --dump-dom file://" + html.string() + " 2>/dev/null");
+                        " --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking"
+                        " --disable-component-update --disable-sync --user-data-dir=" +
+                        profile.string() + " --dump-dom file://" + html.string() + " 2>/dev/null");
 }
 
 // The checks both marker styles must pass: one entry per window, the hog charged in the odd
@@ -135,7 +135,8 @@ TEST(WindowsE2E, WarmupWindowsAreKeptButNotMeasured) {
 
 TEST(WindowsE2E, NoWindowMarkedSaysHowToMarkOne) {
   setenv("NW_NO_MARKS", "1", 1);
-  Proc p = run({noisewatch(), "--cpu", "1", "-r", "1", "-w", "0", "-q", "--windows", "--", bin("nw_windows"), "2", "10"});
+  Proc p =
+      run({noisewatch(), "--cpu", "1", "-r", "1", "-w", "0", "-q", "--windows", "--", bin("nw_windows"), "2", "10"});
   unsetenv("NW_NO_MARKS");
   EXPECT_EQ(p.status, 125);
   EXPECT_NE(p.err.find("marked no window"), std::string::npos) << p.err;
@@ -183,8 +184,7 @@ TEST_F(TimelineE2E, TraceFileAndHtmlTimeline) {
                     schema, trace});
   if (check.err.find("No module named 'jsonschema'") != std::string::npos)
     ADD_FAILURE() << "python3-jsonschema is missing: scripts/install-deps.sh installs it";
-  else
-    EXPECT_EQ(check.out, "valid\n") << check.err;
+  else EXPECT_EQ(check.out, "valid\n") << check.err;
 
   // Its content: the hog's slices on CPU 1 (named by its comm), every window and process run.
   std::map<std::string, int> slices;
@@ -226,7 +226,8 @@ TEST_F(TimelineE2E, TraceFileAndHtmlTimeline) {
   std::ofstream(dir / "check.html") << page;
   std::string dom = chromium_dom(dir / "check.html", dir / "profile");
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(dom, m, std::regex("data-trace=\"ok slices=(\\d+) tracks=(\\d+) named=(\\d+) overlaps=(\\d+)\"")))
+  ASSERT_TRUE(std::regex_search(
+      dom, m, std::regex("data-trace=\"ok slices=(\\d+) tracks=(\\d+) named=(\\d+) overlaps=(\\d+)\"")))
       << dom.substr(0, 400);
   EXPECT_GE(std::stoi(m[1]), kWindows * kProcessRuns + kProcessRuns + 2);
   EXPECT_GE(std::stoi(m[2]), 3);  // CPU 1, process runs, windows

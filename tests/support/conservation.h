@@ -29,22 +29,18 @@ inline Totals totals_of(const nlohmann::json& run) {
     std::string src = n["source"];
     uint64_t time = n["time_ns"].get<uint64_t>();
     t.sources.push_back(src);
-    if (src == "blocking")
-      t.blocking += time;
-    else if (src.rfind("contention:", 0) == 0)
-      t.contention += time;
-    else if (src.rfind("smt:", 0) == 0)
-      t.overlap += time;
-    else
-      t.charged += time;
+    if (src == "blocking") t.blocking += time;
+    else if (src.rfind("contention:", 0) == 0) t.contention += time;
+    else if (src.rfind("smt:", 0) == 0) t.overlap += time;
+    else t.charged += time;
   }
   return t;
 }
 
 inline std::string describe(const nlohmann::json& run) {
-  std::string s = "wall " + std::to_string(run["wall_ns"].get<uint64_t>()) +
-                  " cpu " + std::to_string(run.value("cpu_ns", uint64_t(0))) +
-                  " cpu_irq " + std::to_string(run.value("cpu_irq_ns", uint64_t(0))) + ";";
+  std::string s = "wall " + std::to_string(run["wall_ns"].get<uint64_t>()) + " cpu " +
+                  std::to_string(run.value("cpu_ns", uint64_t(0))) + " cpu_irq " +
+                  std::to_string(run.value("cpu_irq_ns", uint64_t(0))) + ";";
   for (const auto& n : run["noise"])
     s += " " + n["source"].get<std::string>() + "=" + std::to_string(n["time_ns"].get<uint64_t>());
   return s;
@@ -112,7 +108,8 @@ inline void expect_time_conserved(const nlohmann::json& rec, const std::vector<s
     EXPECT_LE(run["unaccounted_ns"].get<uint64_t>(), t.wall);
     // The benchmark's own tasks are contention, never preemption.
     for (const auto& s : t.sources)
-      for (const auto& comm : own) EXPECT_NE(s, "preemption:" + comm) << "the workload's own task is reported as preemption";
+      for (const auto& comm : own)
+        EXPECT_NE(s, "preemption:" + comm) << "the workload's own task is reported as preemption";
   }
 }
 

@@ -46,8 +46,7 @@ inline std::string temp_path(const std::string& stem) {
 }
 
 // Starts argv with stdout/stderr going to files; returns the pid.
-inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out_file,
-                   const std::string& err_file) {
+inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out_file, const std::string& err_file) {
   pid_t pid = fork();
   if (pid == 0) {
     int o = open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -85,8 +84,8 @@ inline Proc run(const std::vector<std::string>& argv) {
 // `noisewatch run` pinned to CPU 1, no warm-up, quiet, the record written to `json`: the form
 // most run tests use. `bench` is the benchmark's command line.
 inline Proc run_recorded(const std::string& json, int runs, const std::vector<std::string>& bench) {
-  std::vector<std::string> argv{noisewatch(), "--cpu", "1", "--runs", std::to_string(runs), "--warmup", "0",
-                                "-q", "--json", json, "--"};
+  std::vector<std::string> argv{noisewatch(), "--cpu",  "1",  "--runs", std::to_string(runs), "--warmup", "0",
+                                "-q",         "--json", json, "--"};
   argv.insert(argv.end(), bench.begin(), bench.end());
   return run(argv);
 }

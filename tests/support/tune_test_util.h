@@ -25,8 +25,8 @@ class TreeCopy {
       throw std::runtime_error("fixture sysroot missing: " + src + " (see tests/data/sysroots/README.md)");
     char tmpl[] = "/tmp/nw-tune-XXXXXX";
     dir_ = mkdtemp(tmpl);
-    std::filesystem::copy(src, dir_ + "/root", std::filesystem::copy_options::recursive |
-                                                   std::filesystem::copy_options::copy_symlinks);
+    std::filesystem::copy(src, dir_ + "/root",
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
   }
   ~TreeCopy() {
     std::error_code ec;
@@ -53,7 +53,8 @@ class TreeCopy {
   // Every regular file under the tree and its bytes (symlinks are left out: they point outside).
   std::map<std::string, std::string> snapshot() const {
     std::map<std::string, std::string> out;
-    for (auto it = std::filesystem::recursive_directory_iterator(root()); it != std::filesystem::recursive_directory_iterator(); ++it) {
+    for (auto it = std::filesystem::recursive_directory_iterator(root());
+         it != std::filesystem::recursive_directory_iterator(); ++it) {
       if (!it->is_regular_file() || it->is_symlink()) continue;
       std::string abs = it->path().string().substr(root().size());
       out[abs] = read_exact(it->path().string()).content.value_or("");

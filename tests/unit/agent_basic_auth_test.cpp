@@ -13,10 +13,10 @@ const std::string kAlice = "$2y$04$zWK0tQWK9gXPzQDt7PzOt.vwOZl1B71w6kOWmTDQEUfc9
 const std::string kBob = "$2y$04$oxgN5ff0hKHxjQmXFesKt.45IuGBP4LzWGsieihKy1hF1YXdi/qou";
 
 // "Basic " + base64("user:password")
-const std::string kAliceRight = "Basic YWxpY2U6Y29ycmVjdCBob3JzZQ==";   // alice:correct horse
-const std::string kAliceWrong = "Basic YWxpY2U6Y29ycmVjdCBob3JzRQ==";   // alice:correct horsE
-const std::string kBobRight = "Basic Ym9iOnMzY3JldDp3aXRoIGNvbG9u";     // bob:s3cret:with colon
-const std::string kCarol = "Basic Y2Fyb2w6Y29ycmVjdCBob3JzZQ==";        // carol:correct horse
+const std::string kAliceRight = "Basic YWxpY2U6Y29ycmVjdCBob3JzZQ==";  // alice:correct horse
+const std::string kAliceWrong = "Basic YWxpY2U6Y29ycmVjdCBob3JzRQ==";  // alice:correct horsE
+const std::string kBobRight = "Basic Ym9iOnMzY3JldDp3aXRoIGNvbG9u";    // bob:s3cret:with colon
+const std::string kCarol = "Basic Y2Fyb2w6Y29ycmVjdCBob3JzZQ==";       // carol:correct horse
 
 TEST(BasicAuth, ParsesTheHeader) {
   auto c = parse_basic_credentials(kAliceRight);
@@ -32,8 +32,7 @@ TEST(BasicAuth, ParsesTheHeader) {
   EXPECT_FALSE(parse_basic_credentials("Bearer abc"));
   EXPECT_FALSE(parse_basic_credentials("Basic !!!!"));
   EXPECT_FALSE(parse_basic_credentials("Basic YWxpY2U="));  // "alice": no colon
-  EXPECT_FALSE(parse_basic_credentials("Basic YWxp"))
-      << "base64 of 'ali' has no colon either";
+  EXPECT_FALSE(parse_basic_credentials("Basic YWxp")) << "base64 of 'ali' has no colon either";
 }
 
 TEST(BasicAuth, ChecksBcryptHashesThroughCrypt) {

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <thread>
 
-#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "agent/check_worker.h"
 #include "common/errors.h"

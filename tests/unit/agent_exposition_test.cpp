@@ -32,7 +32,7 @@ TEST(AgentExposition, ReplacesBytesThatAreNotUtf8) {
   // A comm cut by the kernel in the middle of a two-byte character.
   EXPECT_EQ(valid_utf8("caf\xC3"), "caf\xEF\xBF\xBD");
   EXPECT_EQ(valid_utf8("\xFF\xFE"), "\xEF\xBF\xBD\xEF\xBF\xBD");
-  EXPECT_EQ(valid_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");          // overlong '/'
+  EXPECT_EQ(valid_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong '/'
   EXPECT_EQ(valid_utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
   EXPECT_EQ(valid_utf8("\xF0\x9F\x98\x80"), "\xF0\x9F\x98\x80");
 }
@@ -61,12 +61,9 @@ AgentMetrics sample_metrics() {
   m.kernel = "6.18.0";
   m.watched_cpus = {0, 1};
   m.top_n = 2;
-  m.noise = {{0, "irq", "local_timer", 2500, 12500000},
-             {0, "irq", "virtio1-req.0", 10, 40000},
-             {0, "preemption", "kworker/0:1", 7, 90000},
-             {0, "preemption", "a\"b\\c", 1, 1000},
-             {0, "preemption", "other", 3, 3000},
-             {1, "softirq", "TIMER", 800, 2000000}};
+  m.noise = {{0, "irq", "local_timer", 2500, 12500000},  {0, "irq", "virtio1-req.0", 10, 40000},
+             {0, "preemption", "kworker/0:1", 7, 90000}, {0, "preemption", "a\"b\\c", 1, 1000},
+             {0, "preemption", "other", 3, 3000},        {1, "softirq", "TIMER", 800, 2000000}};
   m.folded_sources = {{0, 4}, {1, 0}};
   m.lost_events = 3;
   m.unavailable = {{"frequency", "this kernel has no power:cpu_frequency tracepoint"}};
@@ -88,7 +85,11 @@ AgentMetrics sample_metrics() {
   m.http.connections_timed_out = 1;
   m.http.tls = true;
   m.http.tls_handshake_failures = 3;
-  m.web_config = {.configured = true, .last_reload_ok = false, .last_reload_success_unix = 1795990000, .reloads = 2, .reload_failures = 1};
+  m.web_config = {.configured = true,
+                  .last_reload_ok = false,
+                  .last_reload_success_unix = 1795990000,
+                  .reloads = 2,
+                  .reload_failures = 1};
   return m;
 }
 

@@ -21,7 +21,8 @@ std::map<std::string, NoiseSeries> by_name(const NoiseLedger& l, int cpu) {
 }
 
 TEST(AgentLedger, SplitsCategoryAtTheFirstColonOnly) {
-  EXPECT_EQ(split_source("preemption:kworker/1:2"), std::make_pair(std::string("preemption"), std::string("kworker/1:2")));
+  EXPECT_EQ(split_source("preemption:kworker/1:2"),
+            std::make_pair(std::string("preemption"), std::string("kworker/1:2")));
   EXPECT_EQ(split_source("irq:local_timer"), std::make_pair(std::string("irq"), std::string("local_timer")));
   EXPECT_EQ(split_source("steal"), std::make_pair(std::string("steal"), std::string("steal")));
 }
@@ -31,13 +32,15 @@ TEST(AgentLedger, AccumulatesWindowsAndMergesDuplicateSources) {
   // Two tasks with the same comm arrive as two events for one source.
   l.add({{1, "preemption:sh", 2, 100}, {1, "preemption:sh", 3, 50}, {1, "irq:local_timer", 10, 1000}});
   l.add({{1, "irq:local_timer", 5, 500}});
-  EXPECT_THAT(l.series(), ElementsAre(FieldsAre(1, "irq", "local_timer", 15u, 1500u),
-                                      FieldsAre(1, "preemption", "sh", 5u, 150u)));
+  EXPECT_THAT(l.series(),
+              ElementsAre(FieldsAre(1, "irq", "local_timer", 15u, 1500u), FieldsAre(1, "preemption", "sh", 5u, 150u)));
 }
 
 TEST(AgentLedger, FoldsSourcesPastTheCapIntoOtherOfTheirCategory) {
   NoiseLedger l(2);
-  l.add({{0, "preemption:a", 1, 300}, {0, "preemption:b", 1, 200}, {0, "preemption:c", 1, 100},
+  l.add({{0, "preemption:a", 1, 300},
+         {0, "preemption:b", 1, 200},
+         {0, "preemption:c", 1, 100},
          {0, "irq:local_timer", 4, 40}});
   auto s = by_name(l, 0);
   // The two largest of the window won the preemption slots; irq has its own slots.
@@ -101,7 +104,8 @@ TEST(AgentLedger, ZeroCapFoldsEverythingButKeepsCategories) {
 TEST(AgentLedger, ARealSourceNamedOtherLandsInTheBucketOfTheSameName) {
   NoiseLedger l(5);
   l.add({{0, "preemption:other", 1, 7}, {0, "preemption:x", 1, 1}});
-  EXPECT_THAT(l.series(), ElementsAre(FieldsAre(0, "preemption", "x", 1u, 1u), FieldsAre(0, "preemption", "other", 1u, 7u)));
+  EXPECT_THAT(l.series(),
+              ElementsAre(FieldsAre(0, "preemption", "x", 1u, 1u), FieldsAre(0, "preemption", "other", 1u, 7u)));
 }
 
 TEST(AgentLedger, CpusAreKeptApartWithTheirOwnSlots) {

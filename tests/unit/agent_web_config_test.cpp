@@ -37,7 +37,8 @@ TEST(WebConfig, AnEmptyFileServesPlainHttpToEveryone) {
   EXPECT_FALSE(c.tls);
   EXPECT_TRUE(c.users.empty());
   EXPECT_FALSE(parse("tls_server_config:\n").tls);
-  EXPECT_FALSE(parse("tls_server_config: {min_version: TLS13}\n").tls) << "no certificate, no client auth: plain, as the toolkit";
+  EXPECT_FALSE(parse("tls_server_config: {min_version: TLS13}\n").tls)
+      << "no certificate, no client auth: plain, as the toolkit";
 }
 
 TEST(WebConfig, ReadsTheToolkitFields) {
@@ -58,7 +59,9 @@ TEST(WebConfig, ReadsTheToolkitFields) {
       "    X-Frame-Options: deny\n"
       "    Strict-Transport-Security: max-age=31536000\n"
       "basic_auth_users:\n"
-      "  alice: " + kHash + "\n"
+      "  alice: " +
+      kHash +
+      "\n"
       "rate_limit:\n"
       "  interval: 100ms\n"
       "  burst: 5\n");
@@ -86,8 +89,9 @@ TEST(WebConfig, DefaultsAreTheToolkits) {
   EXPECT_EQ(c.tls->max_version, TlsVersion::tls13);
   EXPECT_EQ(c.tls->client_auth, ClientAuth::none);
   EXPECT_TRUE(c.tls->prefer_server_cipher_suites);
-  EXPECT_EQ(parse("tls_server_config: {cert_file: a, key_file: b, client_auth_type: RequireClientCert}\n").tls->client_auth,
-            ClientAuth::require_any)
+  EXPECT_EQ(
+      parse("tls_server_config: {cert_file: a, key_file: b, client_auth_type: RequireClientCert}\n").tls->client_auth,
+      ClientAuth::require_any)
       << "the toolkit's older name";
 }
 
@@ -102,23 +106,28 @@ TEST(WebConfig, EveryRefusalNamesItsField) {
       {"basic_auth_users: {alice: secret}\n", "basic_auth_users.alice: not a bcrypt hash"},
       {"basic_auth_users: {alice: '$2y$10$short'}\n", "basic_auth_users.alice: not a bcrypt hash"},
       {"basic_auth_users: [alice]\n", "basic_auth_users: must be a mapping"},
-      {"tls_server_config: {cert_file: a, key_file: b, min_version: TLS14}\n", "tls_server_config.min_version: unknown TLS version"},
+      {"tls_server_config: {cert_file: a, key_file: b, min_version: TLS14}\n",
+       "tls_server_config.min_version: unknown TLS version"},
       {"tls_server_config: {cert_file: a, key_file: b, min_version: TLS13, max_version: TLS12}\n",
        "tls_server_config.max_version: is below min_version"},
-      {"tls_server_config: {cert_file: a, key_file: b, client_auth_type: Always}\n", "tls_server_config.client_auth_type: unknown policy"},
-      {"tls_server_config: {cert_file: a, key_file: b, client_ca_file: c}\n", "tls_server_config.client_ca_file: client CAs are given without"},
+      {"tls_server_config: {cert_file: a, key_file: b, client_auth_type: Always}\n",
+       "tls_server_config.client_auth_type: unknown policy"},
+      {"tls_server_config: {cert_file: a, key_file: b, client_ca_file: c}\n",
+       "tls_server_config.client_ca_file: client CAs are given without"},
       {"tls_server_config: {cert_file: a, key_file: b, client_auth_type: RequireAndVerifyClientCert}\n",
        "tls_server_config.client_ca_file: missing"},
       {"tls_server_config: {cert_file: a, key_file: b, client_auth_type: VerifyClientCertIfGiven, client_ca_file: c, "
        "client_allowed_sans: [x]}\n",
        "tls_server_config.client_allowed_sans: needs client_auth_type"},
       {"tls_server_config: {cert_file: a, cert: b, key_file: c}\n", "tls_server_config.cert: give cert_file or cert"},
-      {"tls_server_config: {cert_file: a, key_file: b, curve_preferences: [P256]}\n", "tls_server_config.curve_preferences: unknown curve"},
+      {"tls_server_config: {cert_file: a, key_file: b, curve_preferences: [P256]}\n",
+       "tls_server_config.curve_preferences: unknown curve"},
       {"tls_server_config: {cert_file: [a], key_file: b}\n", "tls_server_config.cert_file: must be a string"},
       {"tls_server_config: {cert_file: a, key_file: b, prefer_server_cipher_suites: maybe}\n",
        "tls_server_config.prefer_server_cipher_suites: must be true or false"},
       {"http_server_config: {headers: {Server: x}}\n", "http_server_config.headers.Server: this header cannot be set"},
-      {"http_server_config: {headers: {X-Frame-Options: allow}}\n", "http_server_config.headers.X-Frame-Options: 'allow' is not one of"},
+      {"http_server_config: {headers: {X-Frame-Options: allow}}\n",
+       "http_server_config.headers.X-Frame-Options: 'allow' is not one of"},
       {"http_server_config: {http3: true}\n", "http_server_config.http3: unknown field"},
       {"rate_limit: {interval: 1x, burst: 1}\n", "rate_limit.interval: '1x' is not a duration"},
       {"rate_limit: {interval: 1s}\n", "rate_limit.burst: must be at least 1"},
@@ -144,9 +153,7 @@ TEST(WebConfig, ReadsGoDurations) {
   EXPECT_FALSE(parse_go_duration("1d"));
 }
 
-TEST(WebConfig, ADirectoryIsNotAFile) {
-  EXPECT_THROW(read_web_config(std::string(NW_SOURCE_DIR) + "/tests"), Error);
-}
+TEST(WebConfig, ADirectoryIsNotAFile) { EXPECT_THROW(read_web_config(std::string(NW_SOURCE_DIR) + "/tests"), Error); }
 
 TEST(WebConfig, AMissingFileIsOneLine) {
   try {
@@ -175,9 +182,11 @@ TEST(TlsContext, LoadsTheCertificateKeyAndClientCa) {
   EXPECT_EQ(tls_refusal("tls_server_config: {cert_file: server.crt, key_file: server.key, client_auth_type: "
                         "RequireAndVerifyClientCert, client_ca_file: ca.crt, client_allowed_sans: [prometheus]}\n"),
             "");
-  EXPECT_EQ(tls_refusal("tls_server_config: {cert_file: server.crt, key_file: server.key, min_version: TLS12, cipher_suites: "
-                        "[TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256], curve_preferences: [X25519, CurveP384]}\n"),
-            "")
+  EXPECT_EQ(
+      tls_refusal(
+          "tls_server_config: {cert_file: server.crt, key_file: server.key, min_version: TLS12, cipher_suites: "
+          "[TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256], curve_preferences: [X25519, CurveP384]}\n"),
+      "")
       << "IANA names, as Go spells them; TLS 1.3 suites accepted and not configurable, as in Go";
 }
 
@@ -188,9 +197,11 @@ TEST(TlsContext, RefusalsNameTheFieldAndTheReason) {
   EXPECT_NE(tls_refusal("tls_server_config: {cert_file: server.crt, key_file: other.key}\n")
                 .find("tls_server_config.key_file: is not the private key of the certificate in cert_file"),
             std::string::npos);
-  EXPECT_NE(tls_refusal("tls_server_config: {cert_file: README.md, key_file: server.key}\n").find("tls_server_config.cert_file: not a PEM certificate"),
+  EXPECT_NE(tls_refusal("tls_server_config: {cert_file: README.md, key_file: server.key}\n")
+                .find("tls_server_config.cert_file: not a PEM certificate"),
             std::string::npos);
-  EXPECT_NE(tls_refusal("tls_server_config: {cert_file: server.crt, key_file: ca.crt}\n").find("tls_server_config.key_file: not a PEM private key"),
+  EXPECT_NE(tls_refusal("tls_server_config: {cert_file: server.crt, key_file: ca.crt}\n")
+                .find("tls_server_config.key_file: not a PEM private key"),
             std::string::npos);
   EXPECT_NE(tls_refusal("tls_server_config: {cert_file: server.crt, key_file: server.key, client_auth_type: "
                         "RequireAndVerifyClientCert, client_ca_file: README.md}\n")

@@ -17,9 +17,12 @@ BisectResult found() {
   r.message = "first bad commit 0123456789 \"commit 17\": 3.02 % slower than its parent (1.0210–1.0390)";
   r.commits = 31;
   r.seconds = 12.5;
-  r.steps.push_back({r.first_bad, "commit 31", "endpoints", "different", 14, 1.03, 1.02, 1.04, "irq:local_timer (12 %)", 0.8});
-  r.steps.push_back({"fedcba9876543210fedcba9876543210fedcba98", "commit 15", "step", "build failed", 0, 1, 0, 0, "", 0.1});
-  r.steps.push_back({"1111111111111111111111111111111111111111", "commit 16", "step", "good", 22, 1.001, 0.99, INFINITY, "", 1.1});
+  r.steps.push_back(
+      {r.first_bad, "commit 31", "endpoints", "different", 14, 1.03, 1.02, 1.04, "irq:local_timer (12 %)", 0.8});
+  r.steps.push_back(
+      {"fedcba9876543210fedcba9876543210fedcba98", "commit 15", "step", "build failed", 0, 1, 0, 0, "", 0.1});
+  r.steps.push_back(
+      {"1111111111111111111111111111111111111111", "commit 16", "step", "good", 22, 1.001, 0.99, INFINITY, "", 1.1});
   r.change = BisectStep{r.first_bad, "commit 17", "confirm", "different", 12, 1.0302, 1.021, 1.039, "", 0.7};
   r.steps.push_back(*r.change);
   return r;

@@ -88,7 +88,8 @@ TEST(BlockingParts, AnalysesSeeThePartsSummingToTheTotal) {
                                        {{"source", "blocking:io:x"}, {"time_ns", 900}}});
   auto s = short_parts.all_noise();
   EXPECT_EQ(blocking_time(s), 1000u);
-  EXPECT_TRUE(std::any_of(s.begin(), s.end(), [](const NoiseEntry& e) { return e.source == "blocking:other" && e.time_ns == 400; }));
+  EXPECT_TRUE(std::any_of(s.begin(), s.end(),
+                          [](const NoiseEntry& e) { return e.source == "blocking:other" && e.time_ns == 400; }));
   // Without parts (older records) the total stays as it was.
   RunSample old;
   old.noise.push_back({"blocking", 1, 500, 500, nullptr});
@@ -104,9 +105,13 @@ RunRecord sleeper_record() {
   return test::analyzed(test::synthetic_record(20, 0.2e6, [](int i, RunSample& r, std::mt19937_64&) {
     uint64_t sleep = uint64_t(200e6 + (i % 4) * 3e6), io = 1'000'000;
     r.blocking_ns = sleep + io;
-    r.noise.push_back({"blocking", 200, sleep + io, 2'000'000,
-                       {{"parts", {{{"source", "blocking:sleep"}, {"count", 199}, {"time_ns", sleep}},
-                                   {{"source", "blocking:io:nvme0q1"}, {"count", 1}, {"time_ns", io}}}}}});
+    r.noise.push_back({"blocking",
+                       200,
+                       sleep + io,
+                       2'000'000,
+                       {{"parts",
+                         {{{"source", "blocking:sleep"}, {"count", 199}, {"time_ns", sleep}},
+                          {{"source", "blocking:io:nvme0q1"}, {"count", 1}, {"time_ns", io}}}}}});
     r.noise.push_back(test::time_entry("irq:local_timer", 250e3, 250));
   }));
 }
@@ -130,9 +135,13 @@ TEST(BlockingParts, AWaitNamesItsParty) {
   auto rec = test::analyzed(test::synthetic_record(20, 0.2e6, [](int i, RunSample& r, std::mt19937_64&) {
     uint64_t wait = uint64_t(50e6 + (i % 4) * 3e6);
     r.blocking_ns = wait;
-    r.noise.push_back({"blocking", 100, wait, 900000,
-                       {{"parts", {{{"source", "blocking:wait:postgres"}, {"count", 100}, {"time_ns", wait},
-                                    {"detail", {{"pid", 812}}}}}}}});
+    r.noise.push_back(
+        {"blocking",
+         100,
+         wait,
+         900000,
+         {{"parts",
+           {{{"source", "blocking:wait:postgres"}, {"count", 100}, {"time_ns", wait}, {"detail", {{"pid", 812}}}}}}}});
   }));
   const auto* w = test::find_rec(rec, "workload-wait:postgres");
   ASSERT_NE(w, nullptr);

@@ -39,7 +39,8 @@ TEST(CallSymbol, MatchesByMangledOrDemangledName) {
   EXPECT_EQ(names(matching_functions(kTable, "work::step(int, long)")), std::vector<std::string>{"_ZN4work4stepEil"});
   EXPECT_EQ(names(matching_functions(kTable, "other::step")), std::vector<std::string>{"_ZN5other4stepEv"});
   EXPECT_EQ(names(matching_functions(kTable, "job::run")), std::vector<std::string>{"_ZNK4work3job3runEv"});
-  EXPECT_EQ(names(matching_functions(kTable, "work::job::run() const")), std::vector<std::string>{"_ZNK4work3job3runEv"});
+  EXPECT_EQ(names(matching_functions(kTable, "work::job::run() const")),
+            std::vector<std::string>{"_ZNK4work3job3runEv"});
   // Overloads and namespaces: every candidate, for the user to choose from.
   EXPECT_EQ(matching_functions(kTable, "step").size(), 3u);
   EXPECT_EQ(matching_functions(kTable, "work::step").size(), 2u);

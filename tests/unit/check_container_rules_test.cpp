@@ -33,8 +33,8 @@ TEST(CheckContainerRules, QuotaWithACpusetWarnsInEitherVersion) {
   EXPECT_TRUE(has_line(v1.fix, "DisableCPUQuotaWithExclusiveCPUs"));
   auto v2 = on_tree(check_cpu_quota_cpuset, "v2-pinned", {2, 3});
   EXPECT_EQ(v2.status, Status::warn) << v2.summary;
-  EXPECT_TRUE(has_line(v2.fix,
-                       "echo max > /sys/fs/cgroup/kubepods.slice/kubepods-pod7f3a.slice/cri-containerd-ef56.scope/cpu.max"));
+  EXPECT_TRUE(has_line(
+      v2.fix, "echo max > /sys/fs/cgroup/kubepods.slice/kubepods-pod7f3a.slice/cri-containerd-ef56.scope/cpu.max"));
   EXPECT_EQ(v2.detail["cpuset_cpus"], nlohmann::json({2, 3}));
 }
 

@@ -62,8 +62,9 @@ TEST(CheckPreemptRt, ThreadsElsewhereAndNoThrottlingIsOk) {
   ScratchRoot m;
   std::filesystem::copy(fixture_sysroot("rt-guest-debian12"), m.dir(), std::filesystem::copy_options::recursive);
   for (const auto& e : std::filesystem::directory_iterator(m.dir() + "/proc"))
-    if (std::filesystem::exists(e.path() / "status")) m.write("/proc/" + e.path().filename().string() + "/status",
-                                                              "Name:\tx\nCpus_allowed:\t1\nCpus_allowed_list:\t0\n");
+    if (std::filesystem::exists(e.path() / "status"))
+      m.write("/proc/" + e.path().filename().string() + "/status",
+              "Name:\tx\nCpus_allowed:\t1\nCpus_allowed_list:\t0\n");
   auto info = preempt_rt(m.dir(), {1});
   EXPECT_EQ(info.status, Status::info) << "RT throttling alone: " << info.summary;
   EXPECT_NE(info.summary.find("none of the 14 IRQ handler threads may run on CPU 1"), std::string::npos)

@@ -79,7 +79,8 @@ TEST(CheckRender, PrometheusStatusValues) {
 
 // promtool (Debian package prometheus) is the reference validator of the exposition format.
 TEST(CheckRender, PrometheusPassesPromtool) {
-  if (std::system("command -v promtool >/dev/null 2>&1") != 0) GTEST_FAIL() << "promtool not installed (apt-get install prometheus)";
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0)
+    GTEST_FAIL() << "promtool not installed (apt-get install prometheus)";
   for (const auto& report : {laptop_with_measurement(), check_sysroot(fixture_sysroot("minimal-online-only"))}) {
     ScratchRoot tmp;
     std::string file = tmp.dir() + "/check.prom";

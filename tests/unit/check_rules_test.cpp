@@ -2,8 +2,8 @@
 // Single rules on scratch trees: the edges the whole-machine trees do not reach.
 #include "check/check_context.h"
 #include "check/rules.h"
-#include "support/check_test_util.h"
 #include "common/errors.h"
+#include "support/check_test_util.h"
 
 namespace nw::check::testing {
 namespace {
@@ -19,7 +19,8 @@ struct Machine : ScratchRoot {
 
 TEST(CheckRules, GovernorPerformanceIsOkAndOthersWarnPerCpu) {
   Machine m;
-  for (int c : {0, 1}) m.write("/sys/devices/system/cpu/cpu" + std::to_string(c) + "/cpufreq/scaling_governor", "performance\n");
+  for (int c : {0, 1})
+    m.write("/sys/devices/system/cpu/cpu" + std::to_string(c) + "/cpufreq/scaling_governor", "performance\n");
   m.write("/sys/devices/system/cpu/cpu2/cpufreq/scaling_governor", "schedutil\n");
   EXPECT_EQ(m.run(check_cpu_governor, {0, 1}).status, Status::ok);
   auto f = m.run(check_cpu_governor, {0, 1, 2});
@@ -201,7 +202,8 @@ TEST(CheckRules, CpuQuotaWarnsAtOrAboveTheCpusAndFailsBelow) {
   EXPECT_NE(one.summary.find("22 of 90 periods"), std::string::npos) << one.summary;
   ASSERT_FALSE(one.fix.empty());
   bool removes = false;
-  for (const auto& line : one.fix) removes = removes || line.find("/sys/fs/cgroup/cpu/docker/ab12/cpu.cfs_quota_us") != std::string::npos;
+  for (const auto& line : one.fix)
+    removes = removes || line.find("/sys/fs/cgroup/cpu/docker/ab12/cpu.cfs_quota_us") != std::string::npos;
   EXPECT_TRUE(removes) << "the fix names the group's own file";
   auto two = cpu_quota_on("v1", {0, 1});
   EXPECT_EQ(two.status, Status::fail) << two.summary;
@@ -210,7 +212,8 @@ TEST(CheckRules, CpuQuotaWarnsAtOrAboveTheCpusAndFailsBelow) {
   EXPECT_NE(pod.summary.find("/kubepods.slice/pod1 (above this process's /kubepods.slice/pod1/ctr)"), std::string::npos)
       << pod.summary;
   bool v2_fix = false;
-  for (const auto& line : pod.fix) v2_fix = v2_fix || line.find("echo max > /sys/fs/cgroup/kubepods.slice/pod1/cpu.max") != std::string::npos;
+  for (const auto& line : pod.fix)
+    v2_fix = v2_fix || line.find("echo max > /sys/fs/cgroup/kubepods.slice/pod1/cpu.max") != std::string::npos;
   EXPECT_TRUE(v2_fix);
 }
 

@@ -51,7 +51,8 @@ const CommandDoc* find(const CommandDoc& c, const std::string& path) {
   return nullptr;
 }
 
-void each_command(const CLI::App* app, const std::string& path, const std::function<void(const CLI::App*, const std::string&)>& f) {
+void each_command(const CLI::App* app, const std::string& path,
+                  const std::function<void(const CLI::App*, const std::string&)>& f) {
   f(app, path);
   for (const CLI::App* s : app->get_subcommands([](const CLI::App*) { return true; }))
     each_command(s, path.empty() ? s->get_name() : path + " " + s->get_name(), f);
@@ -76,7 +77,8 @@ TEST(Docgen, EveryOptionOfHelpIsOnItsManPageWithItsText) {
       for (const auto& n : o.names) EXPECT_NE(page.find(roff_text(n)), std::string::npos) << page_name << ": " << n;
       // The help text, as --help shows it (its first 60 characters, past any line break).
       std::string head = roff_text(o.help.substr(0, std::min<size_t>(60, o.help.find('\n'))));
-      EXPECT_NE(page.find(head), std::string::npos) << page_name << " lacks the text of " << o.names.front() << ": " << head;
+      EXPECT_NE(page.find(head), std::string::npos)
+          << page_name << " lacks the text of " << o.names.front() << ": " << head;
       ++checked;
     }
   });
@@ -87,7 +89,8 @@ TEST(Docgen, PagesAreWellFormedRoff) {
   Fixture fx;
   for (const auto& [name, page] : man_pages(fx.top, "0.1.0", "2026-12-03")) {
     EXPECT_EQ(page.rfind(".TH ", 0), 0u) << name;
-    for (const char* section : {"\n.SH NAME\n", "\n.SH SYNOPSIS\n", "\n.SH DESCRIPTION\n", "\n.SH OPTIONS\n", "\n.SH SEE ALSO\n"})
+    for (const char* section :
+         {"\n.SH NAME\n", "\n.SH SYNOPSIS\n", "\n.SH DESCRIPTION\n", "\n.SH OPTIONS\n", "\n.SH SEE ALSO\n"})
       EXPECT_NE(page.find(section), std::string::npos) << name << " lacks " << section;
     std::istringstream in(page);
     for (std::string line; std::getline(in, line);) {
@@ -113,19 +116,23 @@ TEST(Docgen, ValuesAreReadFromTheDefinitions) {
   struct Case {
     std::string path, name;
     ValueKind kind;
-  } cases[] = {{"run", "--json", ValueKind::file},       {"run", "-o", ValueKind::file},
-               {"run", "--timeline", ValueKind::file},   {"run", "--tune-only", ValueKind::knobs},
-               {"check", "--sysroot", ValueKind::dir},   {"check", "--format", ValueKind::choices},
-               {"agent", "--web-config", ValueKind::file}, {"tune apply", "--only", ValueKind::knobs},
-               {"tune restore", "--journal", ValueKind::file}, {"run", "--runs", ValueKind::free},
-               {"run", "--quiet", ValueKind::none},       {"report", "RUN.json", ValueKind::file}};
+  } cases[] = {{"run", "--json", ValueKind::file},
+               {"run", "-o", ValueKind::file},
+               {"run", "--timeline", ValueKind::file},
+               {"run", "--tune-only", ValueKind::knobs},
+               {"check", "--sysroot", ValueKind::dir},
+               {"check", "--format", ValueKind::choices},
+               {"agent", "--web-config", ValueKind::file},
+               {"tune apply", "--only", ValueKind::knobs},
+               {"tune restore", "--journal", ValueKind::file},
+               {"run", "--runs", ValueKind::free},
+               {"run", "--quiet", ValueKind::none},
+               {"report", "RUN.json", ValueKind::file}};
   for (const auto& c : cases) {
     const OptionDoc* o = option(c.path, c.name);
     ASSERT_TRUE(o) << c.path << " " << c.name;
-    if (o->positional)
-      EXPECT_TRUE(o->positional);
-    else
-      EXPECT_EQ(int(o->kind), int(c.kind)) << c.path << " " << c.name;
+    if (o->positional) EXPECT_TRUE(o->positional);
+    else EXPECT_EQ(int(o->kind), int(c.kind)) << c.path << " " << c.name;
   }
   EXPECT_EQ(option("check", "--format")->choices, (std::vector<std::string>{"text", "json", "prometheus"}));
   EXPECT_TRUE(find(fx.top, "run")->takes_command);
@@ -139,8 +146,10 @@ TEST(Docgen, ValuesAreReadFromTheDefinitions) {
 std::vector<std::string> bash_complete(const std::string& script, const std::vector<std::string>& words) {
   std::string dir = testing::TempDir(), file = dir + "/nw_completion.bash", out = dir + "/nw_completion.out";
   std::ofstream(file) << script;
-  std::string cmd = "bash -c 'source \"$1\"; shift; COMP_WORDS=(\"$@\"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _noisewatch; "
-                    "printf \"%s\\n\" \"${COMPREPLY[@]}\"' _ " + file;
+  std::string cmd =
+      "bash -c 'source \"$1\"; shift; COMP_WORDS=(\"$@\"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _noisewatch; "
+      "printf \"%s\\n\" \"${COMPREPLY[@]}\"' _ " +
+      file;
   for (const auto& w : words) cmd += " '" + w + "'";
   cmd += " > " + out;
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
@@ -162,7 +171,8 @@ TEST(Docgen, BashCompletionOffersWhatTheDefinitionsSay) {
   auto subs = bash_complete(script, {"noisewatch", ""});
   for (const char* s : {"run", "report", "check", "snapshot", "compare", "events", "agent", "tune"})
     EXPECT_NE(std::find(subs.begin(), subs.end(), s), subs.end()) << s;
-  EXPECT_EQ(bash_complete(script, {"noisewatch", "check", "--format", ""}), (std::vector<std::string>{"json", "prometheus", "text"}));
+  EXPECT_EQ(bash_complete(script, {"noisewatch", "check", "--format", ""}),
+            (std::vector<std::string>{"json", "prometheus", "text"}));
   EXPECT_EQ(bash_complete(script, {"noisewatch", "compare", "--format", "m"}), (std::vector<std::string>{"markdown"}));
   EXPECT_EQ(bash_complete(script, {"noisewatch", "tune", "re"}), (std::vector<std::string>{"restore"}));
   auto knob = bash_complete(script, {"noisewatch", "tune", "apply", "--only", "aslr-off,smt"});
@@ -179,7 +189,8 @@ TEST(Docgen, ZshCompletionParses) {
   std::string script = zsh_completion(fx.top);
   EXPECT_EQ(script.rfind("#compdef noisewatch\n", 0), 0u);
   EXPECT_NE(script.find("_noisewatch_tune_apply()"), std::string::npos);
-  EXPECT_NE(script.find("--web-config[TLS and basic auth from an exporter-toolkit web config file]:file:_files"), std::string::npos)
+  EXPECT_NE(script.find("--web-config[TLS and basic auth from an exporter-toolkit web config file]:file:_files"),
+            std::string::npos)
       << "the file action and a help text without zsh's special characters";
   if (std::system("command -v zsh > /dev/null 2>&1") != 0) GTEST_SKIP() << "zsh is not installed: syntax not checked";
   std::string file = testing::TempDir() + "/_noisewatch";

@@ -66,20 +66,18 @@ TEST_P(CompareGolden, TextMarkdownJson) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Samples, CompareGolden,
-                         ::testing::Values(Case{"noisy", "nw_base.json", "nw_new_noisy.json", 3.0},
-                                           Case{"kernel", "nw_base.json", "nw_new_other_kernel.json", {}},
-                                           Case{"gbench", "gbench_base.json", "gbench_new.json", 1.0},
-                                           // Files written by the real tools (see tests/data/compare/README).
-                                           Case{"gbench_one_run", "real/gbench_compare_py_test1_run1.json",
-                                                "real/gbench_compare_py_test1_run2.json", 5.0},
-                                           Case{"gbench_cpu", "real/gbench_reps_base.json",
-                                                "gbench_reps_new_other_host.json", {}},
-                                           Case{"pyperf_gz", "real/pyperf_doc_py2.json.gz",
-                                                "real/pyperf_doc_py3.json.gz", {}},
-                                           Case{"hyperfine", "real/hyperfine_base.json",
-                                                "real/hyperfine_new.json", {}}),
-                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    Samples, CompareGolden,
+    ::testing::Values(Case{"noisy", "nw_base.json", "nw_new_noisy.json", 3.0},
+                      Case{"kernel", "nw_base.json", "nw_new_other_kernel.json", {}},
+                      Case{"gbench", "gbench_base.json", "gbench_new.json", 1.0},
+                      // Files written by the real tools (see tests/data/compare/README).
+                      Case{"gbench_one_run", "real/gbench_compare_py_test1_run1.json",
+                           "real/gbench_compare_py_test1_run2.json", 5.0},
+                      Case{"gbench_cpu", "real/gbench_reps_base.json", "gbench_reps_new_other_host.json", {}},
+                      Case{"pyperf_gz", "real/pyperf_doc_py2.json.gz", "real/pyperf_doc_py3.json.gz", {}},
+                      Case{"hyperfine", "real/hyperfine_base.json", "real/hyperfine_new.json", {}}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace nw::compare

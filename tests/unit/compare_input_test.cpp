@@ -52,8 +52,8 @@ TEST(CompareInput, GoogleBenchmarkGroupsRepetitionsAndSkipsAggregates) {
   EXPECT_EQ(in.benchmarks[0].name, "BM_Sum/1024");
   EXPECT_EQ(in.benchmarks[1].name, "BM_Sort/4096");
   for (const auto& b : in.benchmarks) EXPECT_EQ(b.times_ns.size(), 10u) << b.name;
-  EXPECT_NEAR(in.benchmarks[0].times_ns[0], 850, 50);       // ns
-  EXPECT_NEAR(in.benchmarks[1].times_ns[0], 120e3, 6e3);    // us converted to ns
+  EXPECT_NEAR(in.benchmarks[0].times_ns[0], 850, 50);     // ns
+  EXPECT_NEAR(in.benchmarks[1].times_ns[0], 120e3, 6e3);  // us converted to ns
   EXPECT_FALSE(in.benchmarks[0].record.has_value());
 }
 
@@ -94,7 +94,8 @@ TEST(CompareInput, GoogleBenchmarkSkippedRowsAreCalledSkipped) {
   // When nothing ran, the error says why rather than only that nothing is there.
   try {
     parse_input_text(R"({"context": {}, "benchmarks": [{"name": "BM_X", "run_type": "iteration",
-                         "error_occurred": true, "error_message": "boom", "real_time": 0}]})", "e.json");
+                         "error_occurred": true, "error_message": "boom", "real_time": 0}]})",
+                     "e.json");
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("BM_X (\"boom\") reported an error"), std::string::npos) << e.what();
@@ -141,9 +142,8 @@ TEST(CompareInput, PyperfSkipsCalibrationRunsAndFlattensValues) {
 }
 
 TEST(CompareInput, PyperfNameFromFileMetadata) {
-  nlohmann::json j = {{"version", "1.0"},
-                      {"metadata", {{"name", "solo"}}},
-                      {"benchmarks", {{{"runs", {{{"values", {0.5, 0.25}}}}}}}}};
+  nlohmann::json j = {
+      {"version", "1.0"}, {"metadata", {{"name", "solo"}}}, {"benchmarks", {{{"runs", {{{"values", {0.5, 0.25}}}}}}}}};
   auto in = parse_input(j, "solo.json");
   EXPECT_EQ(in.benchmarks[0].name, "solo");
   EXPECT_EQ(in.benchmarks[0].times_ns, (std::vector<double>{0.5e9, 0.25e9}));
@@ -156,8 +156,9 @@ TEST(CompareInput, BrokenFilesAreOneLineErrors) {
       {"unknown_shape.json", "neither a noisewatch run report nor"},
       {"compare_report.json", "noisewatch.compare/1"},
       {"gbench_bad_unit.json", "fortnights"},
-      {"gbench_only_aggregates.json", "rerun without --benchmark_report_aggregates_only, with "
-                                      "--benchmark_repetitions=10"},
+      {"gbench_only_aggregates.json",
+       "rerun without --benchmark_report_aggregates_only, with "
+       "--benchmark_repetitions=10"},
       {"hyperfine_no_times.json", "no \"times\""},
       {"hyperfine_negative_time.json", "positive"},
       {"pyperf_bytes.json", "byte"},
@@ -191,13 +192,13 @@ TEST(CompareInput, BrokenFilesAreOneLineErrors) {
 
 TEST(CompareInput, MissingFileAndOddJson) {
   EXPECT_THROW(load_input(data("does_not_exist.json")), Error);
-  for (const char* text : {"[]", "42", "null", R"({"results": 3})", R"({"benchmarks": [1, 2]})",
-                           R"({"schema": 7})", R"({"results": [{"command": 5, "times": []}]})",
-                           R"({"results": [{"command": "x", "times": []}]})",
-                           R"({"context": {}, "benchmarks": [{"name": "a", "real_time": "1"}]})",
-                           R"({"benchmarks": [{"runs": [{"values": [1]}]}]})",
-                           R"({"schema": "noisewatch.run/1", "runs": [{"wall_ns": 0}]})",
-                           R"({"schema": "noisewatch.run/1", "command": 3, "runs": []})"}) {
+  for (const char* text :
+       {"[]", "42", "null", R"({"results": 3})", R"({"benchmarks": [1, 2]})", R"({"schema": 7})",
+        R"({"results": [{"command": 5, "times": []}]})", R"({"results": [{"command": "x", "times": []}]})",
+        R"({"context": {}, "benchmarks": [{"name": "a", "real_time": "1"}]})",
+        R"({"benchmarks": [{"runs": [{"values": [1]}]}]})",
+        R"({"schema": "noisewatch.run/1", "runs": [{"wall_ns": 0}]})",
+        R"({"schema": "noisewatch.run/1", "command": 3, "runs": []})"}) {
     EXPECT_THROW(parse_input_text(text, "x.json"), Error) << text;
   }
 }

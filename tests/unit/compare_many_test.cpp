@@ -71,7 +71,7 @@ TEST(CompareMany, RealChangesAmongManyAreFound) {
   EXPECT_EQ(c.summary.faster, 1u);
   EXPECT_EQ(c.summary.no_change, kBenchmarks - 3);
   EXPECT_EQ(c.summary.tested, kBenchmarks);
-  EXPECT_EQ(c.summary.exact, kBenchmarks);  // 10 a side, no ties
+  EXPECT_EQ(c.summary.exact, kBenchmarks);         // 10 a side, no ties
   EXPECT_EQ(c.top().name, c.benchmarks[40].name);  // the largest slowdown is the headline
   double log_sum = 0;
   for (const auto& b : c.benchmarks) log_sum += std::log(b.timing.ratio);

@@ -100,8 +100,8 @@ TEST(CompareVerdict, FrequencyShiftAndMissingProbesAreReported) {
 TEST(CompareVerdict, DifferentContainersAreReported) {
   auto base = load_input(data("nw_base.json")).benchmarks[0].record.value();
   auto next = base;
-  base.host.container = ContainerInfo{true, "docker", {"cgroup /docker/ab12"}, "/docker/ab12", {2, 3}, "/docker/ab12",
-                                      268435456, 1000};
+  base.host.container =
+      ContainerInfo{true, "docker", {"cgroup /docker/ab12"}, "/docker/ab12", {2, 3}, "/docker/ab12", 268435456, 1000};
   next.host.container = base.host.container;
   next.host.container->memory_usage_bytes = 2000;
   EXPECT_TRUE(diff_hosts(base, next).empty()) << "usage is not a setting";
@@ -211,23 +211,29 @@ TEST(CompareVerdict, PartlyNoiseSplitsThePoints) {
   EXPECT_DOUBLE_EQ(c.noise_explained_points, 1.0);  // the insignificant change does not count
   std::string s = explain(c, Options{});
   EXPECT_TRUE(contains(s, "NEW is 4.0 % slower (95 % CI 3.0–5.0 %, p < 0.001)")) << s;
-  EXPECT_TRUE(contains(s, "1.0 points of that coincide with more IRQ time from nvme0q3 on CPU 2, the other 3.0 "
-                          "points are likely in the benchmark")) << s;
+  EXPECT_TRUE(contains(s,
+                       "1.0 points of that coincide with more IRQ time from nvme0q3 on CPU 2, the other 3.0 "
+                       "points are likely in the benchmark"))
+      << s;
 }
 
 TEST(CompareVerdict, MostlyNoiseIsLikelyNoise) {
   auto c = slower_by_four_percent({change("preemption:stress-ng", 3.0, true), change("steal", 0.2, true)});
   std::string s = explain(c, Options{});
-  EXPECT_TRUE(contains(s, "3.2 points of that coincide with more preemption by stress-ng and more hypervisor "
-                          "steal on CPU 2: likely noise")) << s;
+  EXPECT_TRUE(contains(s,
+                       "3.2 points of that coincide with more preemption by stress-ng and more hypervisor "
+                       "steal on CPU 2: likely noise"))
+      << s;
 }
 
 TEST(CompareVerdict, SourcesOfOneCategoryAreNamedTogether) {
   auto c = slower_by_four_percent({change("preemption:stress-ng", 2.0, true), change("irq:eth0", 0.5, true),
                                    change("preemption:cc1plus", 1.0, true), change("steal", 0.2, true)});
   std::string s = explain(c, Options{});
-  EXPECT_TRUE(contains(s, "coincide with more preemption by stress-ng and cc1plus, more IRQ time from eth0 and "
-                          "1 other source on CPU 2")) << s;
+  EXPECT_TRUE(contains(s,
+                       "coincide with more preemption by stress-ng and cc1plus, more IRQ time from eth0 and "
+                       "1 other source on CPU 2"))
+      << s;
 }
 
 TEST(CompareVerdict, NoiseFallingWhileSlowerPointsAtTheCode) {

@@ -94,9 +94,9 @@ TEST(ContractsCommandLine, NamesEveryOptionOfEveryCommandAndNoOther) {
                          << ", which docs/contracts.md (Command line) does not name";
       // A fixed set of values (--format's): each is named, so a new format is documented.
       for (const auto& choice : o.choices)
-        EXPECT_TRUE(it->second.words.count(choice)) << "docs/contracts.md (Command line) does not name " << choice
-                                                    << " among the values of `noisewatch " << c.path << " "
-                                                    << o.names.back() << "`";
+        EXPECT_TRUE(it->second.words.count(choice))
+            << "docs/contracts.md (Command line) does not name " << choice << " among the values of `noisewatch "
+            << c.path << " " << o.names.back() << "`";
       ++checked;
     }
     if (it != documented.end())

@@ -18,7 +18,6 @@ CounterSet hw_run(double instructions, double cycles, double scaling = 1.0) {
   return c;
 }
 
-
 TEST(CountersScaleCount, NotMultiplexedIsTheRawCount) {
   auto v = scale_count(12345, 1'000'000, 1'000'000);
   EXPECT_EQ(v.raw, 12345u);
@@ -69,8 +68,8 @@ TEST(CountersEffectiveGhz, CounterValueCarriesGhzAndKhz) {
   EXPECT_NEAR(v.value, 3.4, 1e-9);
   EXPECT_EQ(v.raw, 3'400'000u);  // kHz, comparable with RunSample::mean_khz
   EXPECT_DOUBLE_EQ(v.scaling, 1.0);
-  EXPECT_FALSE(counted(effective_ghz_counter(1, 0, 1, 1, 1.0)));     // no MPERF ticks
-  EXPECT_FALSE(counted(effective_ghz_counter(1, 1, 1, 1, 0.0)));     // never scheduled
+  EXPECT_FALSE(counted(effective_ghz_counter(1, 0, 1, 1, 1.0)));  // no MPERF ticks
+  EXPECT_FALSE(counted(effective_ghz_counter(1, 1, 1, 1, 0.0)));  // never scheduled
 }
 
 TEST(CountersFindCounter, KnowsTheSpellingsOfCyclesAndInstructions) {

@@ -81,8 +81,8 @@ TEST(CountersClass, DefaultSetFollowsTheVendor) {
   auto has = [](const std::vector<std::string>& v, const char* e) {
     return std::find(v.begin(), v.end(), e) != v.end();
   };
-  for (const char* e : {"cycles", "instructions", "cache-misses", "branch-misses", "task-clock",
-                        "context-switches", "cpu-migrations", "page-faults", "effective-ghz"}) {
+  for (const char* e : {"cycles", "instructions", "cache-misses", "branch-misses", "task-clock", "context-switches",
+                        "cpu-migrations", "page-faults", "effective-ghz"}) {
     EXPECT_TRUE(has(amd, e)) << e;
     EXPECT_TRUE(has(intel, e)) << e;
   }

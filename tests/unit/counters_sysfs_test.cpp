@@ -11,9 +11,7 @@
 namespace nw::probes {
 namespace {
 
-std::string tree(const char* name) {
-  return std::string(NW_SOURCE_DIR) + "/tests/data/counters/" + name;
-}
+std::string tree(const char* name) { return std::string(NW_SOURCE_DIR) + "/tests/data/counters/" + name; }
 
 TEST(CountersSysfsPmu, SplitsPerfStyleNames) {
   EXPECT_EQ(split_sysfs_name("msr/aperf/"), (std::pair<std::string, std::string>{"msr", "aperf"}));
@@ -24,8 +22,7 @@ TEST(CountersSysfsPmu, SplitsPerfStyleNames) {
 }
 
 TEST(CountersSysfsPmu, ListsEventsButNotTheirScaleFiles) {
-  EXPECT_EQ(sysfs_pmu_events("msr", tree("sysfs-aperf")),
-            (std::vector<std::string>{"aperf", "mperf", "tsc"}));
+  EXPECT_EQ(sysfs_pmu_events("msr", tree("sysfs-aperf")), (std::vector<std::string>{"aperf", "mperf", "tsc"}));
   EXPECT_EQ(sysfs_pmu_events("cpu", tree("sysfs-aperf")),
             (std::vector<std::string>{"cpu-cycles", "mem-loads", "needs-param"}));
   EXPECT_TRUE(sysfs_pmu_events("nope", tree("sysfs-aperf")).empty());

@@ -65,8 +65,7 @@ TEST(DesignLayout, EveryListedEntryExists) {
 
 TEST(DesignLayout, ListsEveryFolderAndBenchScript) {
   auto layout = layout_entries();
-  for (const auto& d : tree_entries(kRoot))
-    EXPECT_TRUE(layout.count(d)) << d << " is not in docs/design.md (Layout)";
+  for (const auto& d : tree_entries(kRoot)) EXPECT_TRUE(layout.count(d)) << d << " is not in docs/design.md (Layout)";
   struct Inside {
     std::string top, extension;
   } checked[] = {{"src/", ""}, {"tests/", ""}, {"bench/", ".sh"}};

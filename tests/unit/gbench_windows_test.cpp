@@ -39,7 +39,8 @@ std::vector<std::string> names(const std::vector<probes::WindowMark>& w) {
 }
 
 TEST(GbenchRuns, IterationRunsInOrderWithoutAggregatesOrErrors) {
-  const auto j = nlohmann::json::parse(read_file(std::string(NW_SOURCE_DIR) + "/tests/data/gbench/repetitions-1.7.1.json"));
+  const auto j =
+      nlohmann::json::parse(read_file(std::string(NW_SOURCE_DIR) + "/tests/data/gbench/repetitions-1.7.1.json"));
   auto runs = runner::gbench_runs(j);
   ASSERT_EQ(runs.size(), 6u);  // 2 benchmarks x 3 repetitions; 8 aggregates left out
   EXPECT_EQ(runs[0].name, "BM_spin/1");
@@ -99,8 +100,12 @@ TEST(GbenchRuns, ThreadsTimeIsTheMeanThreadsNotDividedAgain) {
   // 1.7.1 sums its threads' timers, divides by the threads, then real_time by all the iterations:
   // real_time x iterations is one (mean) thread's time.
   nlohmann::json j = {{"benchmarks",
-                       {{{"name", "BM_t/threads:2"}, {"run_type", "iteration"}, {"iterations", 8}, {"threads", 2},
-                         {"real_time", 1.5}, {"time_unit", "us"}}}}};
+                       {{{"name", "BM_t/threads:2"},
+                         {"run_type", "iteration"},
+                         {"iterations", 8},
+                         {"threads", 2},
+                         {"real_time", 1.5},
+                         {"time_unit", "us"}}}}};
   const auto runs = runner::gbench_runs(j);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_DOUBLE_EQ(runs[0].timed_ns, 12'000);

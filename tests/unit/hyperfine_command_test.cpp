@@ -2,9 +2,9 @@
 // --windows hyperfine: the program hyperfine's runs start, read from its command line.
 #include <gtest/gtest.h>
 
+#include "cli/window_options.h"
 #include "common/errors.h"
 #include "runner/hyperfine_command.h"
-#include "cli/window_options.h"
 
 namespace nw {
 namespace {

@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 
 #include "knobs/catalogue.h"
+#include "reports/advice.h"
 #include "sources/kernel_names.h"
 #include "sources/vocabulary.h"
 #include "system/sysroot.h"
-#include "reports/advice.h"
 
 namespace nw::knobs {
 namespace {
@@ -93,12 +93,14 @@ TEST(KnobsCatalogue, IdsAreUniqueAndEachScopeHasWhatItNeeds) {
 TEST(KnobsCatalogue, EveryCheckFindingWithAFixHasAKnob) {
   // docs/contracts.md finding ids; hybrid-cpu, virtualization, power-supply and
   // thermal-throttling are facts of the machine, not settings.
-  for (const char* f : {"cpu-governor", "frequency-range", "turbo-boost", "smt", "cpu-isolation", "nohz-full",
-                        "rcu-nocbs", "irq-affinity", "irqbalance", "aslr", "transparent-hugepages", "nmi-watchdog",
-                        "cpu-idle-states", "numa-balancing", "load", "cpu-quota", "cpu-quota-cpuset",
-                        "memory-limit", "container-unpinned", "preempt-rt"})
+  for (const char* f :
+       {"cpu-governor",       "frequency-range", "turbo-boost", "smt",       "cpu-isolation",         "nohz-full",
+        "rcu-nocbs",          "irq-affinity",    "irqbalance",  "aslr",      "transparent-hugepages", "nmi-watchdog",
+        "cpu-idle-states",    "numa-balancing",  "load",        "cpu-quota", "cpu-quota-cpuset",      "memory-limit",
+        "container-unpinned", "preempt-rt"})
     EXPECT_FALSE(for_finding(f).empty()) << f;
-  EXPECT_EQ(ids(for_finding("irq-affinity")), (std::vector<std::string>{"irq-affinity", "irq-default-affinity", "irqaffinity"}));
+  EXPECT_EQ(ids(for_finding("irq-affinity")),
+            (std::vector<std::string>{"irq-affinity", "irq-default-affinity", "irqaffinity"}));
 }
 
 // A container's cgroups belong to its runtime: `tune` never writes to one it did not create, so
@@ -129,8 +131,9 @@ TEST(KnobsCatalogue, ContainerKnobsAreManualAndNameTheContainersSpec) {
 TEST(KnobsCatalogue, CoversEveryMachineKnobTheReportRecommends) {
   // The report's own ids that are about the measurement or the workload's own setup (more-cpus:
   // its threads compete with each other), not a machine or process setting.
-  const std::set<std::string> measurement = {"move-irq",    "quieter-cpu", "dedicated-host", "fix-inputs",
-                                             "workload-io", "workload-wait", "more-warmup", "more-runs", "more-cpus"};
+  const std::set<std::string> measurement = {"move-irq",    "quieter-cpu", "dedicated-host",
+                                             "fix-inputs",  "workload-io", "workload-wait",
+                                             "more-warmup", "more-runs",   "more-cpus"};
   for (const auto& id : report::recommendation_ids()) {
     if (measurement.count(id)) continue;
     EXPECT_NE(find(id), nullptr) << "the report recommends " << id << " but the catalogue has no such knob";

@@ -96,7 +96,8 @@ TEST(KnobsRerun, RunFlagOrTuneForThatKnobOrNothing) {
   EXPECT_EQ(rerun(get("pin-cpu"), c), "noisewatch --cpu 2-3 -- ./bench --size 'a b'");
   EXPECT_EQ(rerun(get("turbo-off"), c), "noisewatch --tune --tune-only turbo-off -- ./bench --size 'a b'");
   // irqbalance is left alone by `tune` without the IRQ move it protects.
-  EXPECT_EQ(rerun(get("irqbalance"), c), "noisewatch --tune --tune-only irqbalance,irq-affinity -- ./bench --size 'a b'");
+  EXPECT_EQ(rerun(get("irqbalance"), c),
+            "noisewatch --tune --tune-only irqbalance,irq-affinity -- ./bench --size 'a b'");
   EXPECT_EQ(rerun(get("isolcpus"), c), "");
   EXPECT_EQ(rerun(get("stop-process"), c), "");
   // The per-benchmark knobs' own commands start with their rerun.

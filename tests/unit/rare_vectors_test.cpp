@@ -61,7 +61,8 @@ TEST(RareVectors, OneThatFiredAfterAllIsSaidOnTheBenchmarksCpus) {
   auto untraced = never_fired_vectors(before);
   auto on1 = untraced_vectors_fired(untraced, before, after, {1});
   ASSERT_EQ(on1.size(), 2u);  // ERR counts for the whole machine
-  EXPECT_NE(on1[0].find("irq:thermal fired 2 times on CPU 1 during the session without being traced"), std::string::npos)
+  EXPECT_NE(on1[0].find("irq:thermal fired 2 times on CPU 1 during the session without being traced"),
+            std::string::npos)
       << on1[0];
   EXPECT_NE(on1[1].find("irq:error fired 1 time "), std::string::npos) << on1[1];
   auto on0 = untraced_vectors_fired(untraced, before, after, {0});

@@ -65,8 +65,9 @@ TEST(RunRecord, JsonRoundTrip) {
 TEST(RunRecord, ContainerFieldsRoundTrip) {
   auto rec = sample_record();
   rec.host.cgroup = CgroupInfo{1, "/docker/cd34", "/docker/cd34", 200000, 100000, 1024};
-  rec.host.container = ContainerInfo{true, "docker", {"cgroup /docker/cd34", "/.dockerenv"}, "/docker/cd34", {2, 3},
-                                     "/docker/cd34", 268435456, 255852544};
+  rec.host.container =
+      ContainerInfo{true,      "docker", {"cgroup /docker/cd34", "/.dockerenv"}, "/docker/cd34", {2, 3}, "/docker/cd34",
+                    268435456, 255852544};
   auto j = to_json(rec);
   EXPECT_EQ(j["host"]["cgroup"]["weight"], 1024);
   const auto& c = j["host"]["container"];
@@ -171,4 +172,3 @@ TEST(RunRecord, StolenTimeLeavesOutTheWorkloadsOwn) {
 
 }  // namespace
 }  // namespace nw
-

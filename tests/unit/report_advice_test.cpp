@@ -79,7 +79,10 @@ TEST(ReportAdvice, MovesTheNamedIrqByNumber) {
 // thread outranks the benchmark and moves with its IRQ.
 TEST(ReportAdvice, AThreadedIrqIsMovedWithItsThread) {
   auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
-    r.noise.push_back({"irq:virtio1-req.1", 10, uint64_t((i % 4) * 3e6), 50000,
+    r.noise.push_back({"irq:virtio1-req.1",
+                       10,
+                       uint64_t((i % 4) * 3e6),
+                       50000,
                        {{"irq", 29}, {"threaded_count", 8}, {"threaded_ns", uint64_t((i % 4) * 2e6)}}});
   });
   rec = test::analyzed(rec);
@@ -98,9 +101,8 @@ TEST(ReportAdvice, AThreadedIrqIsMovedWithItsThread) {
 
 TEST(ReportAdvice, ApicVectorsAreNotDeviceIrqs) {
   // A CPU's own vector (spurious, thermal, ...) cannot be moved with smp_affinity or irqaffinity.
-  auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
-    r.noise.push_back(test::time_entry("irq:spurious", (i % 4) * 3e6));
-  });
+  auto rec = test::synthetic_record(
+      20, 1e6, [](int i, RunSample& r, auto&) { r.noise.push_back(test::time_entry("irq:spurious", (i % 4) * 3e6)); });
   rec = test::analyzed(rec);
   EXPECT_EQ(find_rec(rec, "move-irq:spurious"), nullptr);
   EXPECT_EQ(find_rec(rec, "irqaffinity"), nullptr);
@@ -109,9 +111,8 @@ TEST(ReportAdvice, ApicVectorsAreNotDeviceIrqs) {
 }
 
 TEST(ReportAdvice, IrqWithoutNumberMovesEveryDeviceIrq) {
-  auto rec = test::synthetic_record(20, 1e6, [](int i, RunSample& r, auto&) {
-    r.noise.push_back(test::time_entry("irq:eth0-rx-1", (i % 4) * 3e6));
-  });
+  auto rec = test::synthetic_record(
+      20, 1e6, [](int i, RunSample& r, auto&) { r.noise.push_back(test::time_entry("irq:eth0-rx-1", (i % 4) * 3e6)); });
   rec = test::analyzed(rec);
   const auto* mv = find_rec(rec, "move-irq:eth0-rx-1");
   ASSERT_NE(mv, nullptr);
@@ -207,10 +208,11 @@ TEST(ReportAdvice, VirtualMachineSuggestsADedicatedHost) {
 
 TEST(ReportAdvice, CatalogueHasEveryKnobOfTheIssue) {
   auto ids = report::recommendation_ids();
-  for (const char* id : {"pin-cpu", "quieter-cpu", "isolcpus", "nohz-full", "rcu-nocbs", "irqaffinity", "kthread-cpus",
-                         "move-irq", "irqbalance", "workqueue-cpumask", "stop-process", "performance-governor",
-                         "turbo-off", "smt-off", "aslr-off", "clean-env", "transparent-hugepages", "nmi-watchdog",
-                         "sched-fifo", "nice", "c-states", "dedicated-host", "fix-inputs", "more-warmup"})
+  for (const char* id : {"pin-cpu",      "quieter-cpu",           "isolcpus",     "nohz-full",  "rcu-nocbs",
+                         "irqaffinity",  "kthread-cpus",          "move-irq",     "irqbalance", "workqueue-cpumask",
+                         "stop-process", "performance-governor",  "turbo-off",    "smt-off",    "aslr-off",
+                         "clean-env",    "transparent-hugepages", "nmi-watchdog", "sched-fifo", "nice",
+                         "c-states",     "dedicated-host",        "fix-inputs",   "more-warmup"})
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end()) << "duplicate knob id";

@@ -41,8 +41,7 @@ TEST(ReportAnalysis, TypedResultOfTheFaultCase) {
 TEST(ReportAnalysis, RenderWithAnAnalysisEqualsRenderAlone) {
   const auto rec = test::alternate_fault_record(true);
   const auto a = report::analyze(rec);
-  for (auto f : report::all_formats())
-    EXPECT_EQ(report::render(rec, a, f, false), report::render(rec, f, false));
+  for (auto f : report::all_formats()) EXPECT_EQ(report::render(rec, a, f, false), report::render(rec, f, false));
 }
 
 }  // namespace

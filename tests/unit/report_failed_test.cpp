@@ -69,7 +69,8 @@ TEST(ReportFailed, FirstMeasuredRunFailedOrKilled) {
   killed.samples[0].exit_status = 139;
   killed.samples[0].signal = 11;
   killed = test::analyzed(killed);
-  EXPECT_EQ(killed.report["headline"], "The benchmark failed before any measured run: its warm-up run was killed by signal 11");
+  EXPECT_EQ(killed.report["headline"],
+            "The benchmark failed before any measured run: its warm-up run was killed by signal 11");
 }
 
 TEST(ReportFailed, ALaterFailureKeepsTheFullReport) {

@@ -9,11 +9,11 @@
 #include <functional>
 #include <set>
 
-#include "support/check_test_util.h"
 #include "knobs/catalogue.h"
 #include "report_synthetic.h"
 #include "reports/advice.h"
 #include "reports/report.h"
+#include "support/check_test_util.h"
 
 namespace nw {
 namespace {
@@ -44,21 +44,24 @@ struct Scenario {
 
 std::vector<Scenario> scenarios() {
   std::vector<Scenario> s;
-  s.push_back({"hog", noisy({{"preemption:backup", 20, uint64_t(6e6), uint64_t(1e6), {{"pids", nlohmann::json::array({4242})}}}}),
-               [](const std::string& id, knobs::Context& c) {
-                 if (id.starts_with("stop-process:")) {
-                   c.process = "backup";
-                   c.pids = {4242};
-                 }
-               }});
+  s.push_back(
+      {"hog",
+       noisy({{"preemption:backup", 20, uint64_t(6e6), uint64_t(1e6), {{"pids", nlohmann::json::array({4242})}}}}),
+       [](const std::string& id, knobs::Context& c) {
+         if (id.starts_with("stop-process:")) {
+           c.process = "backup";
+           c.pids = {4242};
+         }
+       }});
   s.push_back({"device irq", noisy({{"irq:virtio1-req.0", 10, uint64_t(3e6), 50000, {{"irq", 24}}}}),
                [](const std::string& id, knobs::Context& c) {
                  if (id.starts_with("move-irq:")) c.irqs = {24};
                }});
   s.push_back({"kernel threads",
                noisy({time_entry("preemption:kworker/u8:1", 4e6), time_entry("preemption:khugepaged", 3e6)}), nullptr});
-  s.push_back({"machine", noisy({time_entry("smt:cc1plus", 3e6), time_entry("nmi:perf_event_nmi_handler", 2e6),
-                                 time_entry("wakeup:idle", 2e6)}),
+  s.push_back({"machine",
+               noisy({time_entry("smt:cc1plus", 3e6), time_entry("nmi:perf_event_nmi_handler", 2e6),
+                      time_entry("wakeup:idle", 2e6)}),
                nullptr});
   auto freq = test::synthetic_record(20, 0.2e6, [](int i, RunSample& r, auto&) {
     double khz = (i % 2) ? 2.0e6 : 3.0e6;
@@ -115,7 +118,8 @@ TEST(ReportKnobCommands, EachRecommendationHasItsKnobsCatalogueCommands) {
                                       [&](const std::string& c) { return !again.empty() && c.starts_with(again); });
       size_t extra = again.empty() || in_catalogue ? 0 : 1;
       ASSERT_EQ(r.commands.size(), catalogue.size() + extra) << sc.name << " " << r.id;
-      if (extra) EXPECT_EQ(r.commands.back(), again + "   # or rerun with it to prove it: for this run only, then restored");
+      if (extra)
+        EXPECT_EQ(r.commands.back(), again + "   # or rerun with it to prove it: for this run only, then restored");
       EXPECT_EQ(r.tradeoff, k->tradeoff) << r.id;
       EXPECT_EQ(r.reboot, k->reboot()) << r.id;
       seen.insert(k->id);
@@ -129,8 +133,8 @@ TEST(ReportKnobCommands, EachRecommendationHasItsKnobsCatalogueCommands) {
 }
 
 TEST(ReportKnobCommands, BootParametersRecommendedTogetherShareOneEdit) {
-  auto rec = noisy({time_entry("irq:local_timer", 3e6), time_entry("softirq:RCU", 2e6),
-                    time_entry("preemption:backup", 4e6)});
+  auto rec =
+      noisy({time_entry("irq:local_timer", 3e6), time_entry("softirq:RCU", 2e6), time_entry("preemption:backup", 4e6)});
   std::vector<const Recommendation*> boot;
   std::vector<const knobs::Knob*> params;
   for (const auto& r : rec.recommendations)
@@ -167,7 +171,8 @@ TEST(ReportKnobCommands, CheckAndRunGiveTheSameBootEdit) {
       for (size_t at; (at = l.find("sudo ")) != std::string::npos;) l.erase(at, 5);
     return lines;
   };
-  auto check = check::testing::check_sysroot(check::testing::fixture_sysroot("vm-firecracker-2cpu"), std::vector<int>{1});
+  auto check =
+      check::testing::check_sysroot(check::testing::fixture_sysroot("vm-firecracker-2cpu"), std::vector<int>{1});
   struct Pair {
     const char* finding;
     const char* knob;
@@ -182,7 +187,8 @@ TEST(ReportKnobCommands, CheckAndRunGiveTheSameBootEdit) {
     const Recommendation* r = find_rec(p.run, p.knob);
     ASSERT_NE(r, nullptr) << p.knob;
     ASSERT_EQ(boot_recommendations(p.run), 1u) << p.knob << " alone: its own edit";
-    ASSERT_TRUE(std::any_of(f->fix.begin(), f->fix.end(), [](const std::string& l) { return l.starts_with("sudo sed -i"); }));
+    ASSERT_TRUE(
+        std::any_of(f->fix.begin(), f->fix.end(), [](const std::string& l) { return l.starts_with("sudo sed -i"); }));
     EXPECT_EQ(without_sudo(f->fix), r->commands) << p.finding;
     EXPECT_EQ(r->commands, knobs::commands(knobs::get(p.knob), report::knob_context(p.run)));
   }
@@ -221,7 +227,8 @@ TEST(ReportKnobCommands, RerunsOfAWindowsRecordKeepWindows) {
   ASSERT_NE(find_rec(rec, "sched-fifo"), nullptr);
   EXPECT_TRUE(has_line_starting(*find_rec(rec, "sched-fifo"), "noisewatch --windows --fifo 1 -- ./bench"));
   ASSERT_NE(find_rec(rec, "nmi-watchdog"), nullptr);
-  EXPECT_TRUE(has_line_starting(*find_rec(rec, "nmi-watchdog"), "noisewatch --windows --tune --tune-only nmi-watchdog"));
+  EXPECT_TRUE(
+      has_line_starting(*find_rec(rec, "nmi-watchdog"), "noisewatch --windows --tune --tune-only nmi-watchdog"));
 }
 
 }  // namespace

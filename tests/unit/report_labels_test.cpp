@@ -76,9 +76,8 @@ TEST(ReportLabels, WhichRecordsAreReportedPerLabel) {
   EXPECT_TRUE(report::split_labels(only_label(two_benchmarks(), "BM_fast")).empty());
   EXPECT_TRUE(report::split_labels(test::synthetic_record(5, 1e6, nullptr)).empty());
   // Google Benchmark names benchmarks: one repetition each is still several benchmarks.
-  RunRecord gbench = test::synthetic_record(3, 1e6, [](int i, RunSample& r, std::mt19937_64&) {
-    r.label = "BM_" + std::to_string(i);
-  });
+  RunRecord gbench = test::synthetic_record(
+      3, 1e6, [](int i, RunSample& r, std::mt19937_64&) { r.label = "BM_" + std::to_string(i); });
   EXPECT_TRUE(report::split_labels(gbench).empty());
   gbench.windows_harness = WindowsHarness{.name = "gbench"};
   EXPECT_EQ(report::split_labels(gbench).size(), 3u);
@@ -132,7 +131,7 @@ TEST(ReportLabels, EveryFormatShowsOneBlockPerLabelNoisiestFirst) {
   ASSERT_NE(fast, std::string::npos) << text;
   EXPECT_LT(slow, fast);
   EXPECT_EQ(text.find("over 20 runs"), std::string::npos) << text;  // no headline across labels
-  EXPECT_LT(text.find("irq:storm", slow), fast) << text;  // the noisy label's own source, in its block
+  EXPECT_LT(text.find("irq:storm", slow), fast) << text;            // the noisy label's own source, in its block
   const std::string md = report::render(rec, report::Format::markdown, false);
   EXPECT_NE(md.find("| `BM_fast` | 10 |"), std::string::npos);
   EXPECT_LT(md.find("#### `BM_slow` (10 windows)"), md.find("#### `BM_fast` (10 windows)"));

@@ -76,8 +76,9 @@ TEST(ReportNeighbours, OnAVmTheHostIsNotTheOnlyExplanation) {
     r.cpu_irq_ns = 0;
   }
   auto short_account = analyzed(raw);
-  EXPECT_TRUE(warned(short_account, "most likely the host (a vCPU descheduled without steal being reported), or "
-                                    "nw_stream (pid 4242, CPU 0), which is busy in the slow runs"));
+  EXPECT_TRUE(warned(short_account,
+                     "most likely the host (a vCPU descheduled without steal being reported), or "
+                     "nw_stream (pid 4242, CPU 0), which is busy in the slow runs"));
 }
 
 TEST(ReportNeighbours, NeighbourNotFollowingTheSlowRunsIsNotNamed) {
@@ -128,7 +129,8 @@ TEST(ReportNeighbours, NeighboursRoundTripThroughTheRecord) {
   auto rec = neighbour_record(6, [](int i) { return i == 2; });
   auto j = to_json(rec);
   ASSERT_TRUE(j["runs"][3].contains("neighbours"));
-  EXPECT_EQ(j["runs"][3]["neighbours"][0], (nlohmann::json{{"pid", 4242}, {"comm", "nw_stream"}, {"cpu_ns", 900000000}, {"cpu", 0}}));
+  EXPECT_EQ(j["runs"][3]["neighbours"][0],
+            (nlohmann::json{{"pid", 4242}, {"comm", "nw_stream"}, {"cpu_ns", 900000000}, {"cpu", 0}}));
   auto back = run_record_from_json(j);
   ASSERT_TRUE(back.samples[3].neighbours.has_value());
   EXPECT_EQ((*back.samples[3].neighbours)[0].comm, "nw_stream");

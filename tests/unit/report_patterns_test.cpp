@@ -133,12 +133,10 @@ TEST(ReportPatterns, RunsNeededAgreesWithTheHalfWidth) {
 TEST(ReportPatterns, UnaccountedWallTimeIsWarnedOnOneCpu) {
   auto run_with = [](bool charged) {
     return test::synthetic_record(10, 1e6, [charged](int, RunSample& r, auto&) {
-      r.cpu_ns = r.user_ns;                       // the probe measured the CPU time
+      r.cpu_ns = r.user_ns;  // the probe measured the CPU time
       r.cpu_irq_ns = 0;
-      if (charged)
-        r.noise.push_back(test::time_entry("throttle:/q", 1.5e9));
-      else
-        r.wall_ns = uint64_t(1.5e9);              // taken, but by nothing any probe saw
+      if (charged) r.noise.push_back(test::time_entry("throttle:/q", 1.5e9));
+      else r.wall_ns = uint64_t(1.5e9);  // taken, but by nothing any probe saw
     });
   };
   auto warned = [](const RunRecord& rec) {

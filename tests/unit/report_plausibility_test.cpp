@@ -16,7 +16,6 @@ namespace {
 using test::find_rec;
 using test::row;
 
-
 bool warns(const RunRecord& rec, const std::string& text) {
   for (const auto& w : rec.warnings)
     if (w.find(text) != std::string::npos) return true;
@@ -64,12 +63,15 @@ TEST(ReportPlausibility, SeenIrqStormGetsTheShare) {
 TEST(ReportPlausibility, MeasuredFaultTimeIsATimeSourceAndIsNotBounded) {
   // Newer probes measure fault time. Here the slow runs' 2 extra faults really took 1.5 ms each
   // (say, direct compaction): measured time is trusted as it is, no fit, no bound.
-  auto rec = test::synthetic_record(10, 50e3, [](int i, RunSample& r, auto&) {
-    uint64_t faults = i % 2 ? 104 : 102;
-    double t = 102 * 1e3 + (i % 2 ? 2 * 1.5e6 : 0);
-    r.minor_faults = faults;
-    r.noise.push_back({"fault", faults, uint64_t(t), uint64_t(1.5e6), {{"minor", faults}, {"major", 0}}});
-  }, 1, 30e6);
+  auto rec = test::synthetic_record(
+      10, 50e3,
+      [](int i, RunSample& r, auto&) {
+        uint64_t faults = i % 2 ? 104 : 102;
+        double t = 102 * 1e3 + (i % 2 ? 2 * 1.5e6 : 0);
+        r.minor_faults = faults;
+        r.noise.push_back({"fault", faults, uint64_t(t), uint64_t(1.5e6), {{"minor", faults}, {"major", 0}}});
+      },
+      1, 30e6);
   rec = test::analyzed(rec);
   const auto& fault = row(rec, "fault");
   EXPECT_EQ(fault.extra["kind"], "time");
@@ -123,11 +125,14 @@ TEST(ReportPlausibility, MajorFaultsRaiseTheBound) {
 
 TEST(ReportPlausibility, FitThatWouldExceedTheRunIsRefused) {
   // Within the per-event bound, but 200 events x 200 us = 40 ms is longer than the 25 ms run.
-  auto rec = test::synthetic_record(20, 20e3, [](int i, RunSample& r, auto&) {
-    uint64_t n = 100 + uint64_t(i % 2) * 100;
-    r.noise.push_back({"fault", n, 0, 0, {{"minor", n}, {"major", 0}}});
-    r.wall_ns = uint64_t((i % 2) * 20e6);
-  }, 1, 5e6);
+  auto rec = test::synthetic_record(
+      20, 20e3,
+      [](int i, RunSample& r, auto&) {
+        uint64_t n = 100 + uint64_t(i % 2) * 100;
+        r.noise.push_back({"fault", n, 0, 0, {{"minor", n}, {"major", 0}}});
+        r.wall_ns = uint64_t((i % 2) * 20e6);
+      },
+      1, 5e6);
   rec = test::analyzed(rec);
   const auto& fault = row(rec, "fault");
   EXPECT_LT(fault.extra["per_event_ns"].get<double>(), report::kMaxMinorFaultNs);
@@ -167,9 +172,12 @@ TEST(ReportPlausibility, SourceLongerThanTheRunIsReportedAsInconsistent) {
 
 TEST(ReportPlausibility, WideIntervalReadsUncertain) {
   // 6 runs, a source unrelated to 5 ms of base jitter: its interval is far wider than its share.
-  auto rec = test::synthetic_record(6, 5e6, [](int, RunSample& r, auto& rng) {
-    r.noise.push_back(test::time_entry("irq:eth0", std::uniform_real_distribution<double>(0, 4e6)(rng)));
-  }, 3);
+  auto rec = test::synthetic_record(
+      6, 5e6,
+      [](int, RunSample& r, auto& rng) {
+        r.noise.push_back(test::time_entry("irq:eth0", std::uniform_real_distribution<double>(0, 4e6)(rng)));
+      },
+      3);
   rec = test::analyzed(rec);
   const auto& irq = row(rec, "irq:eth0");
   ASSERT_TRUE(irq.share_low && irq.share_high);
@@ -191,11 +199,14 @@ TEST(ReportPlausibility, WideIntervalReadsUncertain) {
 }
 
 TEST(ReportPlausibility, UncertainTopSourceSaysSoInTheHeadline) {
-  auto rec = test::synthetic_record(6, 2e6, [](int i, RunSample& r, auto& rng) {
-    double x = i % 2 ? 4e6 : 0;
-    r.noise.push_back(test::time_entry("preemption:hog", x + std::uniform_real_distribution<double>(0, 3e6)(rng)));
-    r.wall_ns = uint64_t(std::uniform_real_distribution<double>(0, 6e6)(rng));
-  }, 5);
+  auto rec = test::synthetic_record(
+      6, 2e6,
+      [](int i, RunSample& r, auto& rng) {
+        double x = i % 2 ? 4e6 : 0;
+        r.noise.push_back(test::time_entry("preemption:hog", x + std::uniform_real_distribution<double>(0, 3e6)(rng)));
+        r.wall_ns = uint64_t(std::uniform_real_distribution<double>(0, 6e6)(rng));
+      },
+      5);
   rec = test::analyzed(rec);
   const auto& top = rec.attribution.front();
   ASSERT_TRUE(top.share_low && top.share_high);

@@ -62,7 +62,8 @@ TEST(ReportRecorded, AdviceIsConcrete) {
   // CV 28 % would need thousands of runs: not advice worth giving.
   EXPECT_EQ(find_rec(rec, "more-runs"), nullptr);
   for (size_t i = 1; i < rec.recommendations.size(); ++i)
-    if (!rec.recommendations[i].addresses.empty() && rec.recommendations[i].addresses != std::vector<std::string>{"unexplained"})
+    if (!rec.recommendations[i].addresses.empty() &&
+        rec.recommendations[i].addresses != std::vector<std::string>{"unexplained"})
       EXPECT_LE(rec.recommendations[i].share, rec.recommendations[i - 1].share) << rec.recommendations[i].id;
 }
 

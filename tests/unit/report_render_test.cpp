@@ -83,15 +83,18 @@ TEST(ReportRender, JsonIsTheRunDocument) {
 TEST(ReportRender, ASavedAnalysisIsRecomputedNotTrusted) {
   auto raw = load_run_record(kRecords + "hog_alternate.json");
   auto done = analyzed("hog_alternate");
-  EXPECT_EQ(report::render(raw, report::Format::markdown, false), report::render(done, report::Format::markdown, false));
+  EXPECT_EQ(report::render(raw, report::Format::markdown, false),
+            report::render(done, report::Format::markdown, false));
   done.attribution.front().share = 0.01;  // a stale or edited analysis in the file
   done.report["headline"] = "edited";
-  EXPECT_EQ(report::render(raw, report::Format::markdown, false), report::render(done, report::Format::markdown, false));
+  EXPECT_EQ(report::render(raw, report::Format::markdown, false),
+            report::render(done, report::Format::markdown, false));
 }
 
 TEST(ReportRender, HtmlIsSelfContained) {
   auto html = report::render(analyzed("hog_alternate"), report::Format::html, false);
-  for (const char* banned : {"src=", "href=", "url(", "@import", "https:"}) EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+  for (const char* banned : {"src=", "href=", "url(", "@import", "https:"})
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
   EXPECT_NE(html.find("<svg id=\"chart-runs\""), std::string::npos);
   EXPECT_NE(html.find("<svg id=\"chart-shares\""), std::string::npos);
   // One stolen-time segment per run for stress-ng (5 of the 10 runs) and one wall bar per run.
@@ -131,17 +134,17 @@ TEST(ReportRender, MarkdownTablesKeepTheirShape) {
 
 TEST(ReportRender, EmptyRecordDoesNotCrash) {
   RunRecord rec;
-  for (auto f : report::all_formats())
-    EXPECT_FALSE(report::render(rec, f, false).empty());
+  for (auto f : report::all_formats()) EXPECT_FALSE(report::render(rec, f, false).empty());
   EXPECT_NE(report::render(rec, report::Format::text, false).find("No measured runs"), std::string::npos);
 }
 
 TEST(ReportRender, RenderNeverThrowsOnForeignEngineFields) {
   auto rec = load_run_record(kRecords + "hog_alternate.json");
-  rec.report = {{"headline", "saved"}, {"attributable", "yes"}, {"workload", 1}, {"patterns", {{"outliers", {{{"run", "2"}}}}}}};
-  rec.attribution.push_back({"preemption:x", 0.5, 1e6, std::nullopt, std::nullopt, 1, 1, {{"kind", 3}, {"pct_of_run", "a"}}});
-  for (auto f : report::all_formats())
-    EXPECT_NO_THROW(report::render(rec, f, false));
+  rec.report = {
+      {"headline", "saved"}, {"attributable", "yes"}, {"workload", 1}, {"patterns", {{"outliers", {{{"run", "2"}}}}}}};
+  rec.attribution.push_back(
+      {"preemption:x", 0.5, 1e6, std::nullopt, std::nullopt, 1, 1, {{"kind", 3}, {"pct_of_run", "a"}}});
+  for (auto f : report::all_formats()) EXPECT_NO_THROW(report::render(rec, f, false));
 }
 
 TEST(ReportRender, ParseFormat) {

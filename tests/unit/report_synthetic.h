@@ -36,7 +36,7 @@ inline RunRecord synthetic_record(int runs, double base_sd_ns, const Inject& inj
     if (i >= 0 && inject) inject(i, r, rng);
     uint64_t extra = 0;
     for (const auto& e : r.noise) extra += e.time_ns;  // stolen + blocking
-    r.wall_ns += uint64_t(base) + extra;                // inject may pre-load wall_ns with unseen cost
+    r.wall_ns += uint64_t(base) + extra;               // inject may pre-load wall_ns with unseen cost
     rec.samples.push_back(std::move(r));
   }
   rec.summary = summarize(rec);
@@ -72,16 +72,22 @@ inline NoiseEntry time_entry(const std::string& source, double ns, uint64_t coun
 // the record, which is what tempts a regression to charge ~1 ms to each extra fault.
 // `fault_ns_each` > 0 gives every fault entry a measured time (newer probes), 0 only a count.
 inline RunRecord alternate_fault_record(bool irq_seen, double fault_ns_each = 0) {
-  return synthetic_record(10, 50e3, [&](int i, RunSample& r, std::mt19937_64& rng) {
-    bool slow = i % 2 == 1;
-    uint64_t faults = (slow ? 104 : 102) + std::uniform_int_distribution<uint64_t>(0, 1)(rng);
-    r.minor_faults = faults;
-    r.noise.push_back({"fault", faults, uint64_t(double(faults) * fault_ns_each), fault_ns_each > 0 ? uint64_t(3 * fault_ns_each) : 0,
-                       {{"minor", faults}, {"major", 0}}});
-    r.noise.push_back(time_entry("irq:local_timer", 30e3, 30));
-    if (slow && irq_seen) r.noise.push_back({"irq:nvme0q1", 3000, uint64_t(3e6), 5000, {{"irq", 40}}});
-    if (slow && !irq_seen) r.wall_ns = uint64_t(3e6);
-  }, 1, 30e6);
+  return synthetic_record(
+      10, 50e3,
+      [&](int i, RunSample& r, std::mt19937_64& rng) {
+        bool slow = i % 2 == 1;
+        uint64_t faults = (slow ? 104 : 102) + std::uniform_int_distribution<uint64_t>(0, 1)(rng);
+        r.minor_faults = faults;
+        r.noise.push_back({"fault",
+                           faults,
+                           uint64_t(double(faults) * fault_ns_each),
+                           fault_ns_each > 0 ? uint64_t(3 * fault_ns_each) : 0,
+                           {{"minor", faults}, {"major", 0}}});
+        r.noise.push_back(time_entry("irq:local_timer", 30e3, 30));
+        if (slow && irq_seen) r.noise.push_back({"irq:nvme0q1", 3000, uint64_t(3e6), 5000, {{"irq", 40}}});
+        if (slow && !irq_seen) r.wall_ns = uint64_t(3e6);
+      },
+      1, 30e6);
 }
 
 // A multi-threaded benchmark under the new source vocabulary: its own threads compete for its
@@ -89,7 +95,8 @@ inline RunRecord alternate_fault_record(bool irq_seen, double fault_ns_each = 0)
 // (`wakeup:idle`); each scaled by the given weights (ns per unit of a per-run pattern).
 inline RunRecord workload_vocabulary_record(double contention_ns, double blocking_ns, double wakeup_ns) {
   return synthetic_record(30, 0.3e6, [=](int i, RunSample& r, std::mt19937_64&) {
-    if (contention_ns > 0) r.noise.push_back({"contention:bench", 40, uint64_t((i % 3) * contention_ns), 200000, nullptr});
+    if (contention_ns > 0)
+      r.noise.push_back({"contention:bench", 40, uint64_t((i % 3) * contention_ns), 200000, nullptr});
     if (blocking_ns > 0) {
       r.noise.push_back(time_entry("blocking", (i % 5) * blocking_ns, 10));
       r.blocking_ns = uint64_t((i % 5) * blocking_ns);

@@ -38,7 +38,8 @@ TEST(ReportVocabulary, ContentionIsTheWorkloadsOwnDoing) {
   EXPECT_EQ(more->commands.front(), "noisewatch --cpu 0-1 -- ./bench   # one CPU per busy thread");
   EXPECT_EQ(more->addresses, std::vector<std::string>{"contention:bench"});
   bool said = false;
-  for (const auto& w : rec.warnings) said |= w.find("own threads competing for its CPUs: the workload's doing") != std::string::npos;
+  for (const auto& w : rec.warnings)
+    said |= w.find("own threads competing for its CPUs: the workload's doing") != std::string::npos;
   EXPECT_TRUE(said);
 }
 
@@ -55,7 +56,8 @@ TEST(ReportVocabulary, OldRecordsOwnPreemptionIsStillTheWorkloads) {
   auto html = report::render(rec, report::Format::html, false);
   EXPECT_EQ(html.find("<rect class=\"stolen\""), std::string::npos);
   bool said = false;
-  for (const auto& w : rec.warnings) said |= w.find("own threads competing for its CPUs: the workload's doing") != std::string::npos;
+  for (const auto& w : rec.warnings)
+    said |= w.find("own threads competing for its CPUs: the workload's doing") != std::string::npos;
   EXPECT_TRUE(said);
 }
 

@@ -17,7 +17,7 @@ using sys::TaskTime;
 
 // A fake /proc: where each task last ran and what each process is called.
 struct FakeProc {
-  std::map<pid_t, TaskPlace> places;  // by tid
+  std::map<pid_t, TaskPlace> places;   // by tid
   std::map<pid_t, std::string> comms;  // by pid
   PlaceOf place_of() const {
     return [this](pid_t, pid_t tid) -> std::optional<TaskPlace> {
@@ -36,12 +36,11 @@ struct FakeProc {
 
 TEST(Neighbours, BusiestProcessesOnOtherCpusSummedOverTheirThreads) {
   FakeProc proc;
-  proc.places = {{100, {"stream", 0}}, {200, {"db", 0}},     {201, {"db-worker", 2}}, {300, {"kworker/1:0", 1}},
-                 {400, {"idle", 0}},   {500, {"bench", 0}},  {600, {"noisewatch", 0}}, {700, {"newcomer", 3}}};
+  proc.places = {{100, {"stream", 0}}, {200, {"db", 0}},    {201, {"db-worker", 2}},  {300, {"kworker/1:0", 1}},
+                 {400, {"idle", 0}},   {500, {"bench", 0}}, {600, {"noisewatch", 0}}, {700, {"newcomer", 3}}};
   proc.comms = {{100, "stream"}, {200, "db"}, {700, "newcomer"}};
-  const std::vector<TaskTime> before = {{100, 100, 1'000},    {200, 200, 5'000}, {200, 201, 0},
-                                        {300, 300, 0},        {400, 400, 42},    {500, 500, 0},
-                                        {600, 600, 0}};
+  const std::vector<TaskTime> before = {{100, 100, 1'000}, {200, 200, 5'000}, {200, 201, 0}, {300, 300, 0},
+                                        {400, 400, 42},    {500, 500, 0},     {600, 600, 0}};
   const std::vector<TaskTime> after = {{100, 100, 301'000},  // ran 300 us on CPU 0
                                        {200, 200, 105'000},  // the db's threads: 100 us + 250 us
                                        {200, 201, 250'000},
@@ -53,9 +52,9 @@ TEST(Neighbours, BusiestProcessesOnOtherCpusSummedOverTheirThreads) {
   auto n = busiest_neighbours(before, after, {500, 600}, {1}, 5, proc.place_of(), proc.comm_of());
   ASSERT_EQ(n.size(), 3u);
   EXPECT_EQ(n[0].pid, 200);
-  EXPECT_EQ(n[0].comm, "db");      // the process's name, not its busiest thread's
+  EXPECT_EQ(n[0].comm, "db");  // the process's name, not its busiest thread's
   EXPECT_EQ(n[0].cpu_ns, 350'000u);
-  EXPECT_EQ(n[0].cpu, 2);          // where its busiest thread ran
+  EXPECT_EQ(n[0].cpu, 2);  // where its busiest thread ran
   EXPECT_EQ(n[1].pid, 100);
   EXPECT_EQ(n[1].cpu_ns, 300'000u);
   EXPECT_EQ(n[1].cpu, 0);

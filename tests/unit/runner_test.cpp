@@ -21,10 +21,8 @@ using probes::NoiseEvent;
 
 TEST(NoiseMerge, SumsAcrossCpusAndTasksKeepsEvidence) {
   std::vector<NoiseEvent> ev = {
-      {"preemption:stress", 1, 3, 3000, 1500, {{"pid", 100}}},
-      {"preemption:stress", 0, 2, 1000, 900, {{"pid", 101}}},
-      {"irq:virtio1-req.0", 1, 5, 500, 200, {{"irq", 36}}},
-      {"migration", 1, 2, 0, 0, {{"from", 1}, {"to", 0}}},
+      {"preemption:stress", 1, 3, 3000, 1500, {{"pid", 100}}}, {"preemption:stress", 0, 2, 1000, 900, {{"pid", 101}}},
+      {"irq:virtio1-req.0", 1, 5, 500, 200, {{"irq", 36}}},    {"migration", 1, 2, 0, 0, {{"from", 1}, {"to", 0}}},
       {"migration", 0, 1, 0, 0, {{"from", 0}, {"to", 1}}},
   };
   auto m = merge_noise(ev);

@@ -153,8 +153,8 @@ TEST(Sequential, ErrorRatesHoldUnderEarlyStopping) {
     std::cout << "[ figures  ] " << sc.name << ": different " << different / n << ", same " << same / n
               << ", undecided " << undecided / n << ", mean pairs " << pairs / n;
     if (sc.effect > 0)
-      std::cout << "; a fixed-sample sign test of the same power (" << power
-                << ") needs " << fixed_sign_test_pairs(share_below_zero(sc.effect, sd), std::min(power, 0.99)) << " pairs";
+      std::cout << "; a fixed-sample sign test of the same power (" << power << ") needs "
+                << fixed_sign_test_pairs(share_below_zero(sc.effect, sd), std::min(power, 0.99)) << " pairs";
     std::cout << "\n";
   }
 }

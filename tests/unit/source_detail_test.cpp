@@ -70,7 +70,8 @@ TEST(SourceDetail, MergeOverRunsCollectsPidsAndDropsOneRunsPaths) {
   SourceDetail over;
   over.merge_run(SourceDetail::from_json({{"pid", 10}, {"cpus", {1}}, {"irq", 5}}));
   over.merge_run(SourceDetail::from_json({{"pid", 20}, {"pids", {20, 21}}, {"cpus", {0}}, {"irq", 6}}));
-  over.merge_run(SourceDetail::from_json({{"from", 0}, {"to", 1}, {"paths", {{{"from", 0}, {"to", 1}, {"count", 2}}}}}));
+  over.merge_run(
+      SourceDetail::from_json({{"from", 0}, {"to", 1}, {"paths", {{{"from", 0}, {"to", 1}, {"count", 2}}}}}));
   EXPECT_EQ(over.pid, 10);
   EXPECT_EQ(over.pids, (std::vector<int64_t>{10, 20, 21}));
   EXPECT_EQ(over.cpus, std::vector<int>{1});  // the first run's

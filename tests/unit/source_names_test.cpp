@@ -34,9 +34,9 @@ TEST(SourceNames, ContentionHasNoPidPreemptionKeepsIt) {
 // characters): the time it takes is that device's interrupt, named as /proc/interrupts names it.
 TEST(SourceNames, AnIrqThreadIsItsDevicesInterrupt) {
   EventNamer namer;
-  namer.use_interrupts(sys::parse_interrupts(
-      "           CPU0       CPU1\n"
-      " 26:          0       4711  PCI-MSI 49153-edge      virtio0-req.1\n"));
+  namer.use_interrupts(
+      sys::parse_interrupts("           CPU0       CPU1\n"
+                            " 26:          0       4711  PCI-MSI 49153-edge      virtio0-req.1\n"));
   NoiseEvent e = namer.name(key(NW_KIND_PREEMPT, 77, "irq/26-virtio0-"));
   EXPECT_EQ(e.source, "irq:virtio0-req.1");
   auto d = SourceDetail::from_json(e.detail);
@@ -52,9 +52,9 @@ TEST(SourceNames, AnIrqThreadIsItsDevicesInterrupt) {
 // wait was for the device (blocking:io:<name>), as when the hard handler wakes it elsewhere.
 TEST(SourceNames, AWakeUpByAnIrqThreadIsThatDevicesIo) {
   EventNamer namer;
-  namer.use_interrupts(sys::parse_interrupts(
-      "           CPU0       CPU1\n"
-      " 29:          0       4711  PCI-MSI 49153-edge      virtio1-req.1\n"));
+  namer.use_interrupts(
+      sys::parse_interrupts("           CPU0       CPU1\n"
+                            " 29:          0       4711  PCI-MSI 49153-edge      virtio1-req.1\n"));
   NoiseEvent e = namer.name(key(NW_KIND_BLOCK_WAIT, 127, "irq/29-virtio1-"));
   EXPECT_EQ(e.source, "blocking:io:virtio1-req.1");
   EXPECT_EQ(SourceDetail::from_json(e.detail).irq, 29);

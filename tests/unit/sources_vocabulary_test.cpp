@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <string>
-#include <vector>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "record/run_record.h"
 #include "sources/kernel_names.h"
@@ -19,9 +19,20 @@ namespace nw::sources {
 namespace {
 
 // The examples of docs/contracts.md "Source names", one per form.
-const char* const kExamples[] = {"preemption:kworker/1:2", "contention:worker", "wakeup:idle", "irq:virtio1-req.0",
-                                 "irq:local_timer", "softirq:TIMER", "nmi:nmi", "smt:cc1plus", "blocking", "steal",
-                                 "frequency", "migration", "fault", "unexplained"};
+const char* const kExamples[] = {"preemption:kworker/1:2",
+                                 "contention:worker",
+                                 "wakeup:idle",
+                                 "irq:virtio1-req.0",
+                                 "irq:local_timer",
+                                 "softirq:TIMER",
+                                 "nmi:nmi",
+                                 "smt:cc1plus",
+                                 "blocking",
+                                 "steal",
+                                 "frequency",
+                                 "migration",
+                                 "fault",
+                                 "unexplained"};
 
 TEST(SourcesVocabulary, ParseSplitsAtTheFirstColon) {
   EXPECT_EQ(parse("preemption:kworker/1:2"), (SourceId{"preemption", "kworker/1:2"}));
@@ -121,13 +132,20 @@ TEST(SourcesVocabulary, NamedSourcesOfOneCategoryShareLeadAndTail) {
 
 TEST(SourcesVocabulary, GroupOfEveryCategory) {
   const std::pair<const char*, Group> expected[] = {
-      {"preemption:stress-ng", Group::machine}, {"contention:worker-3", Group::workload},
-      {"wakeup:idle", Group::machine},          {"irq:virtio1-req.0", Group::machine},
-      {"softirq:TIMER", Group::machine},        {"nmi:nmi", Group::machine},
-      {"smt:cc1plus", Group::machine},          {"blocking", Group::workload},
-      {"steal", Group::machine},                {"frequency", Group::machine},
-      {"migration", Group::machine},            {"fault", Group::workload},
-      {"unexplained", Group::unexplained},      {"unknown:7", Group::machine},
+      {"preemption:stress-ng", Group::machine},
+      {"contention:worker-3", Group::workload},
+      {"wakeup:idle", Group::machine},
+      {"irq:virtio1-req.0", Group::machine},
+      {"softirq:TIMER", Group::machine},
+      {"nmi:nmi", Group::machine},
+      {"smt:cc1plus", Group::machine},
+      {"blocking", Group::workload},
+      {"steal", Group::machine},
+      {"frequency", Group::machine},
+      {"migration", Group::machine},
+      {"fault", Group::workload},
+      {"unexplained", Group::unexplained},
+      {"unknown:7", Group::machine},
   };
   for (const auto& [source, group] : expected) EXPECT_EQ(group_of(parse(source), "bench"), group) << source;
   EXPECT_EQ(group_name(Group::machine), "machine");

@@ -19,15 +19,14 @@ TEST(Container, EachRuntimesCgroupPathNamesIt) {
     const char* cgroup;
     const char* runtime;
   };
-  for (const Case& c : {Case{"12:cpu,cpuacct:/docker/ab12\n", "docker"},
-                        Case{"0::/system.slice/docker-ab12.scope\n", "docker"},
-                        Case{"0::/machine.slice/libpod-ab12.scope/container\n", "podman"},
-                        Case{"3:cpuset:/lxc/web\n", "lxc"},
-                        Case{"0::/lxc.payload.web\n", "lxc"},
-                        Case{"0::/system.slice/containerd.service/cri-containerd-ab12.scope\n", "containerd"},
-                        // A pod on Docker or containerd shows its runtime too: Kubernetes wins.
-                        Case{"4:memory:/kubepods/burstable/pod1/ab12\n3:cpuset:/docker/ab12\n", "kubernetes"},
-                        Case{"0::/kubepods.slice/kubepods-pod1.slice/cri-containerd-ab12.scope\n", "kubernetes"}}) {
+  for (const Case& c :
+       {Case{"12:cpu,cpuacct:/docker/ab12\n", "docker"}, Case{"0::/system.slice/docker-ab12.scope\n", "docker"},
+        Case{"0::/machine.slice/libpod-ab12.scope/container\n", "podman"}, Case{"3:cpuset:/lxc/web\n", "lxc"},
+        Case{"0::/lxc.payload.web\n", "lxc"},
+        Case{"0::/system.slice/containerd.service/cri-containerd-ab12.scope\n", "containerd"},
+        // A pod on Docker or containerd shows its runtime too: Kubernetes wins.
+        Case{"4:memory:/kubepods/burstable/pod1/ab12\n3:cpuset:/docker/ab12\n", "kubernetes"},
+        Case{"0::/kubepods.slice/kubepods-pod1.slice/cri-containerd-ab12.scope\n", "kubernetes"}}) {
     auto g = from_cgroup(c.cgroup);
     EXPECT_TRUE(g.detected) << c.cgroup;
     EXPECT_EQ(g.runtime, c.runtime) << c.cgroup;
@@ -37,8 +36,9 @@ TEST(Container, EachRuntimesCgroupPathNamesIt) {
 }
 
 TEST(Container, DaemonsAndTheHostAreNotContainers) {
-  for (const char* host : {"0::/\n", "0::/system.slice/docker.service\n", "0::/system.slice/containerd.service\n",
-                           "1:name=systemd:/user.slice/user-1000.slice/session-2.scope\n4:memory:/process_api/b5cd\n"}) {
+  for (const char* host :
+       {"0::/\n", "0::/system.slice/docker.service\n", "0::/system.slice/containerd.service\n",
+        "1:name=systemd:/user.slice/user-1000.slice/session-2.scope\n4:memory:/process_api/b5cd\n"}) {
     auto g = from_cgroup(host);
     EXPECT_FALSE(g.detected) << host;
     EXPECT_TRUE(g.evidence.empty()) << host;
@@ -64,12 +64,13 @@ TEST(Container, FilesAndEnvironmentSpeakInsideACgroupNamespace) {
 
 TEST(Container, ImageLeftoversInTheHostsPidNamespaceAreNoEvidence) {
   // This project's VMs: a root file system made from a Docker image (/.dockerenv), PID 2 kthreadd.
-  auto vm = guess_container({.proc_cgroup = "0::/\n", .dockerenv = true, .containerenv = "", .host_pid_namespace = true});
+  auto vm =
+      guess_container({.proc_cgroup = "0::/\n", .dockerenv = true, .containerenv = "", .host_pid_namespace = true});
   EXPECT_FALSE(vm.detected);
   EXPECT_TRUE(vm.evidence.empty());
   // The cgroup path still tells (a container run with --pid=host).
-  auto shared = guess_container({.proc_cgroup = "0::/system.slice/docker-ab12.scope\n", .dockerenv = true,
-                                 .host_pid_namespace = true});
+  auto shared = guess_container(
+      {.proc_cgroup = "0::/system.slice/docker-ab12.scope\n", .dockerenv = true, .host_pid_namespace = true});
   EXPECT_EQ(shared.evidence, std::vector<std::string>{"cgroup /system.slice/docker-ab12.scope"});
 }
 

@@ -101,8 +101,7 @@ TEST(CpuSelection, RequestedCpuOutsideTheCpusetIsAnErrorNamingTheAllowedOnes) {
   EXPECT_NE(msg.find("pick --cpu from those"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   msg = error_of([&] { select_cpus(cpu_availability({0, 1, 2, 3}, Cpus{0, 1}), Cpus{1, 2, 3}); });
-  EXPECT_NE(msg.find("CPUs 2-3 are not available to this process (cpuset/affinity allows CPUs 0-1)"),
-            std::string::npos)
+  EXPECT_NE(msg.find("CPUs 2-3 are not available to this process (cpuset/affinity allows CPUs 0-1)"), std::string::npos)
       << msg;
 }
 

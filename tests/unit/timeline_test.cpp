@@ -7,9 +7,9 @@
 
 #include "record/run_record.h"
 #include "reports/svg_timeline.h"
+#include "support/files.h"
 #include "timeline/summarize.h"
 #include "timeline/trace_writer.h"
-#include "support/files.h"
 
 namespace nw {
 namespace {
@@ -181,7 +181,8 @@ TEST(TimelineChart, Golden) {
   test::expect_golden(svg, std::string(NW_SOURCE_DIR) + "/tests/data/golden/report/timeline.svg");
   // What the golden must show: two rows, four windows, the events coloured by their series.
   EXPECT_NE(svg.find("process run 1</text>"), std::string::npos);
-  EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n'), 1 + 2 + 6 + 8 + 1 + 5 + 1 + 1);  // open, labels, spans, events, axis
+  EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n'),
+            1 + 2 + 6 + 8 + 1 + 5 + 1 + 1);  // open, labels, spans, events, axis
   EXPECT_NE(svg.find("fill=\"#d62728\"><title>preemption:nw_hog on CPU 1: 8.00 ms at 60.00 ms"), std::string::npos);
   auto legend = report::timeline_legend(summary, {"preemption:nw_hog", "irq:local_timer"});
   ASSERT_EQ(legend.size(), 3u);

@@ -7,10 +7,10 @@
 
 #include "common/errors.h"
 #include "knobs/catalogue.h"
+#include "support/tune_test_util.h"
 #include "system/sysroot.h"
 #include "tune/apply.h"
 #include "tune/restore.h"
-#include "support/tune_test_util.h"
 
 namespace nw::tune {
 namespace {
@@ -98,8 +98,8 @@ TEST(TuneApply, IntelLaptopEveryKnobOnCpu2) {
 }
 
 TEST(TuneApply, RestoreIsByteExactAndRemovesTheJournal) {
-  for (auto [tree, cpu] : {std::pair{"laptop-hybrid-untuned", 2}, {"tune-epyc-smt-amd-pstate", 2},
-                           {"tune-vm-firecracker-2cpu", 1}}) {
+  for (auto [tree, cpu] :
+       {std::pair{"laptop-hybrid-untuned", 2}, {"tune-epyc-smt-amd-pstate", 2}, {"tune-vm-firecracker-2cpu", 1}}) {
     TreeCopy t(tree);
     auto before = t.snapshot();
     FakeServices services;
@@ -160,14 +160,16 @@ TEST(TuneApply, AmdServerDefaultSelectionOnCpu2) {
 // right after the write (seen in a guest). tune says so instead of implying the move is done.
 TEST(TuneApply, AnIrqStillDeliveredToTheBenchmarkCpuIsSaid) {
   TreeCopy t("tune-epyc-smt-amd-pstate");
-  t.write("/proc/irq/52/effective_affinity_list", "2\n");   // not yet moved
-  t.write("/proc/irq/50/effective_affinity_list", "0\n");   // moved already (or never on CPU 2)
+  t.write("/proc/irq/52/effective_affinity_list", "2\n");  // not yet moved
+  t.write("/proc/irq/50/effective_affinity_list", "0\n");  // moved already (or never on CPU 2)
   auto a = apply_tree(t, {2}, {"irq-affinity"});
   const auto& r = result_of(a.result, "irq-affinity");
   EXPECT_EQ(r.outcome, Outcome::applied);
   EXPECT_EQ(r.deferred, 1);
-  EXPECT_NE(r.message.find("1 IRQ still delivered to CPU 2 (effective_affinity_list): each moves at its next interrupt"),
-            std::string::npos) << r.message;
+  EXPECT_NE(
+      r.message.find("1 IRQ still delivered to CPU 2 (effective_affinity_list): each moves at its next interrupt"),
+      std::string::npos)
+      << r.message;
   bool said = false;
   for (const auto& d : r.details)
     said |= d == "/proc/irq/52/smp_affinity_list: 2 -> 0-1,3-7 (still delivered to CPU 2 until its next interrupt)";
@@ -244,7 +246,8 @@ TEST(TuneApply, RefusesToStackOnAPendingJournal) {
     apply_tree(t, {1}, {"timer-migration"});
     FAIL() << "a second apply stacked on the first";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("noisewatch tune restore --journal " + t.journal()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("noisewatch tune restore --journal " + t.journal()), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(t.file("/proc/sys/kernel/timer_migration"), "1\n");
 }

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tune journal: its JSON (docs/contracts.md, "noisewatch.tune/1"), write-ahead order, and
 // recovery after a crash between two writes (a real process that dies with _exit, no unwinding).
-#include <sys/wait.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "support/tune_test_util.h"
 #include "system/sysroot.h"
 #include "tune/apply.h"
 #include "tune/restore.h"
-#include "support/tune_test_util.h"
 
 namespace nw::tune {
 namespace {
@@ -32,9 +32,10 @@ TEST(TuneJournal, JsonFollowsTheContractAndRoundTrips) {
   EXPECT_EQ(json["schema"], "noisewatch.tune/1");
   EXPECT_EQ(json["created"], "2026-12-01T10:00:00Z");
   EXPECT_EQ(json["cpus"], nlohmann::json::array({1}));
-  EXPECT_EQ(json["changes"][0],
-            nlohmann::json({{"knob", "aslr-off"}, {"path", "/proc/sys/kernel/randomize_va_space"}, {"before", "2\n"},
-                            {"after", "0\n"}}));
+  EXPECT_EQ(json["changes"][0], nlohmann::json({{"knob", "aslr-off"},
+                                                {"path", "/proc/sys/kernel/randomize_va_space"},
+                                                {"before", "2\n"},
+                                                {"after", "0\n"}}));
   EXPECT_EQ(json["changes"][1]["format"], "choice");
   EXPECT_EQ(json["changes"][2]["service"], "irqbalance.service");
   EXPECT_FALSE(json.contains("sysroot"));
@@ -48,7 +49,8 @@ TEST(TuneJournal, JsonFollowsTheContractAndRoundTrips) {
 
 TEST(TuneJournal, DamagedOrForeignFilesAreOneLineErrors) {
   EXPECT_THROW(journal_from_json(nlohmann::json{{"schema", "noisewatch.run/1"}}), Error);
-  EXPECT_THROW(journal_from_json(nlohmann::json{{"schema", "noisewatch.tune/1"}, {"changes", {{{"knob", "x"}}}}}), Error);
+  EXPECT_THROW(journal_from_json(nlohmann::json{{"schema", "noisewatch.tune/1"}, {"changes", {{{"knob", "x"}}}}}),
+               Error);
   TreeCopy t("tune-vm-firecracker-2cpu");
   ASSERT_EQ(replace_durably(t.journal(), "{not json"), 0);
   try {

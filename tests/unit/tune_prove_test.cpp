@@ -49,8 +49,9 @@ TEST(TuneProve, SummarySaysWhatChangedAndWhatDisappeared) {
   auto cmp = compare::compare_inputs(compare::parse_input(to_json(before), "as the machine was"),
                                      compare::parse_input(to_json(after), "tuned"), compare::Options{});
   auto text = render_proof(before, after, cmp, tuning());
-  EXPECT_NE(text.find(fmt::format("CV           {:.2f} % -> {:.2f} %", before.summary.cv * 100, after.summary.cv * 100)),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(fmt::format("CV           {:.2f} % -> {:.2f} %", before.summary.cv * 100, after.summary.cv * 100)),
+      std::string::npos)
       << text;
   EXPECT_GT(before.summary.cv, 5 * after.summary.cv);
   EXPECT_NE(text.find("median       "), std::string::npos);
@@ -72,8 +73,8 @@ TEST(TuneProve, SummarySaysWhatChangedAndWhatDisappeared) {
 TEST(TuneProve, NothingGoneIsSaid) {
   auto before = half(10e6, 100e3, 0, "cron");
   auto after = half(10e6, 100e3, 0, "cron");
-  auto cmp = compare::compare_inputs(compare::parse_input(to_json(before), "a"), compare::parse_input(to_json(after), "b"),
-                                     compare::Options{});
+  auto cmp = compare::compare_inputs(compare::parse_input(to_json(before), "a"),
+                                     compare::parse_input(to_json(after), "b"), compare::Options{});
   auto text = render_proof(before, after, cmp, ApplyResult{});
   EXPECT_NE(text.find("gone         no source the tuning addresses disappeared"), std::string::npos) << text;
   EXPECT_NE(text.find("tuning       tuned 0 values: nothing to change"), std::string::npos) << text;

@@ -2,11 +2,11 @@
 // `tune status`: each knob's value now and tuned, on fixture trees before and after an apply.
 #include <gtest/gtest.h>
 
+#include "support/tune_test_util.h"
 #include "system/sysroot.h"
 #include "tune/apply.h"
 #include "tune/render.h"
 #include "tune/status.h"
-#include "support/tune_test_util.h"
 
 namespace nw::tune {
 namespace {

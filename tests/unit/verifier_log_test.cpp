@@ -37,8 +37,9 @@ TEST(VerifierLog, StatsLinesGiveEachFigure) {
   EXPECT_EQ(s->stack_depths, (std::vector<uint32_t>{160, 32, 72, 32, 40, 32, 8, 56, 40}));
   EXPECT_FALSE(parse_verifier_stats("R1 type=scalar expected=fp\n"));
   // A kernel that prints no stack line (a log cut short) still gives its instruction count.
-  auto bare = parse_verifier_stats("processed 12 insns (limit 1000000) max_states_per_insn 0 total_states 1 "
-                                   "peak_states 1 mark_read 0\n");
+  auto bare = parse_verifier_stats(
+      "processed 12 insns (limit 1000000) max_states_per_insn 0 total_states 1 "
+      "peak_states 1 mark_read 0\n");
   ASSERT_TRUE(bare);
   EXPECT_EQ(bare->insns_processed, 12u);
   EXPECT_TRUE(bare->stack_depths.empty());
@@ -47,8 +48,9 @@ TEST(VerifierLog, StatsLinesGiveEachFigure) {
 TEST(VerifierLog, RefusalIsTheLastLineThatIsNotAStatistic) {
   EXPECT_EQ(verifier_refusal(kRefused), "combined stack size of 3 calls is 608. Too large");
   // 6.1's refusal of a global function's memory argument as a map key, as the issue quoted it.
-  EXPECT_EQ(verifier_refusal("; hash_add(&e->key, ...)\nR2 type=mem expected=fp, pkt, pkt_meta, map_key, map_value\n"
-                             "processed 42 insns (limit 1000000) max_states_per_insn 0 total_states 3 peak_states 3 mark_read 1\n"),
+  EXPECT_EQ(verifier_refusal(
+                "; hash_add(&e->key, ...)\nR2 type=mem expected=fp, pkt, pkt_meta, map_key, map_value\n"
+                "processed 42 insns (limit 1000000) max_states_per_insn 0 total_states 3 peak_states 3 mark_read 1\n"),
             "R2 type=mem expected=fp, pkt, pkt_meta, map_key, map_value");
   EXPECT_EQ(verifier_refusal("processed 1 insns (limit 1000000)\n"), "");
 }

@@ -3,10 +3,10 @@
 // and the window entries of the record.
 #include <gtest/gtest.h>
 
+#include "cli/window_options.h"
 #include "common/errors.h"
 #include "record/run_record.h"
 #include "reports/advice_windows.h"
-#include "cli/window_options.h"
 #include "runner/window_session.h"
 #include "runner/window_split.h"
 
@@ -32,11 +32,13 @@ probes::WindowMark mark(uint64_t begin, uint64_t end) {
 }
 
 TEST(WindowSplit, EachWindowGetsItsOwnEventsAndWallTime) {
-  std::vector<probes::NoiseEvent> events = {
-      ev("preemption:hog", 2, 5'000'000), ev("preemption:hog", 2, 1'000'000, 1, 0),  // window 1, two CPUs
-      ev("irq:local_timer", 1, 3'000, 2), ev("irq:local_timer", 2, 4'000, 3),
-      ev("preemption:other", 0, 9'000'000),  // between windows: nobody's
-      ev("blocking", 3, 700), ev("migration", 3, 0, 4)};
+  std::vector<probes::NoiseEvent> events = {ev("preemption:hog", 2, 5'000'000),
+                                            ev("preemption:hog", 2, 1'000'000, 1, 0),  // window 1, two CPUs
+                                            ev("irq:local_timer", 1, 3'000, 2),
+                                            ev("irq:local_timer", 2, 4'000, 3),
+                                            ev("preemption:other", 0, 9'000'000),  // between windows: nobody's
+                                            ev("blocking", 3, 700),
+                                            ev("migration", 3, 0, 4)};
   probes::WindowReadout marks;
   marks.windows = {mark(1000, 11'000'000), mark(12'000'000, 30'000'000), mark(31'000'000, 40'000'000)};
   marks.windows[1].label = 7;
@@ -140,7 +142,8 @@ TEST(WindowSplit, UnclosedImplicitDroppedAndStrayAreSaid) {
   auto split = runner::split_windows({ev("preemption:x", 3, 99)}, marks, info);
   ASSERT_EQ(split.windows.size(), 2u);  // the open one is left out
   ASSERT_EQ(split.warnings.size(), 4u);
-  EXPECT_NE(split.warnings[0].find("process run 2: window 2 had no end marker when the process ended"), std::string::npos);
+  EXPECT_NE(split.warnings[0].find("process run 2: window 2 had no end marker when the process ended"),
+            std::string::npos);
   EXPECT_NE(split.warnings[1].find("window 0 had no end marker: it ended at the next begin"), std::string::npos);
   EXPECT_NE(split.warnings[2].find("5 windows more"), std::string::npos);
   EXPECT_NE(split.warnings[3].find("2 end marker(s)"), std::string::npos);
@@ -207,7 +210,7 @@ TEST(WindowOptions, ContradictionsAreErrors) {
   EXPECT_THROW(cli::apply_window_options(p, A{"marks", "", "", std::nullopt, "", "5us"}), Error);  // threshold alone
   EXPECT_THROW(cli::apply_window_options(p, A{"marks", "", "", std::nullopt, "/nonexistent-dir/t.json", ""}), Error);
   EXPECT_THROW(cli::apply_window_options(p, A{"marks", "bench", "", std::nullopt, "", ""}), Error);  // two ways at once
-  EXPECT_THROW(cli::apply_window_options(p, A{"", "/", "", std::nullopt, "", ""}), Error);    // no name
+  EXPECT_THROW(cli::apply_window_options(p, A{"", "/", "", std::nullopt, "", ""}), Error);           // no name
   EXPECT_THROW(cli::apply_window_options(p, A{"", "bench", "step", std::nullopt, "", ""}), Error);
   EXPECT_THROW(cli::apply_window_options(p, A{"hyperfin", "", "", std::nullopt, "", ""}), Error);  // no such harness
   EXPECT_THROW(cli::apply_window_options(p, A{"gbench", "", "step", std::nullopt, "", ""}), Error);
@@ -295,9 +298,9 @@ TEST(WindowRecord, WindowEntriesLeaveOutWholeProcessFigures) {
   EXPECT_EQ(w["blocking_ns"], 3);
   EXPECT_FALSE(w.contains("harness_duration_ns"));
   EXPECT_EQ(j["runs"][2]["harness_duration_ns"], 900);
-  for (const char* absent : {"user_ns", "sys_ns", "steal_ns", "cpu_ns", "cpu_irq_ns", "voluntary_switches",
-                             "involuntary_switches", "minor_faults", "major_faults", "exit_status", "signal",
-                             "counters", "mean_khz", "probe_switches"})
+  for (const char* absent :
+       {"user_ns", "sys_ns", "steal_ns", "cpu_ns", "cpu_irq_ns", "voluntary_switches", "involuntary_switches",
+        "minor_faults", "major_faults", "exit_status", "signal", "counters", "mean_khz", "probe_switches"})
     EXPECT_FALSE(w.contains(absent)) << absent;
   EXPECT_EQ(j["warmup_windows"], 1);
   ASSERT_EQ(j["process_runs"].size(), 1u);
@@ -380,8 +383,20 @@ TEST(WindowAdvice, NoisewatchCommandsKeepWindowsAndCountProcessRuns) {
     }
   std::vector<Recommendation> recs = {
       {"more-runs", "Measure more runs", {"noisewatch --runs 95 -- ./b"}, {}, false, "", 0},
-      {"more-warmup", "Add warm-up runs: the first measured run was slow", {"noisewatch --warmup 3 -- ./b"}, {}, false, "", 0},
-      {"quiet-cpu", "Look for a quieter CPU", {"noisewatch check --duration 10", "noisewatch --cpu 3 -- ./b"}, {}, false, "", 0}};
+      {"more-warmup",
+       "Add warm-up runs: the first measured run was slow",
+       {"noisewatch --warmup 3 -- ./b"},
+       {},
+       false,
+       "",
+       0},
+      {"quiet-cpu",
+       "Look for a quieter CPU",
+       {"noisewatch check --duration 10", "noisewatch --cpu 3 -- ./b"},
+       {},
+       false,
+       "",
+       0}};
   report::adapt_to_windows(rec, recs);
   EXPECT_EQ(recs[0].commands[0], "noisewatch --windows --runs 10 -- ./b");  // 95 windows at 10 a process
   EXPECT_EQ(recs[1].commands[0], "noisewatch --windows --warmup-windows 3 -- ./b");
@@ -390,15 +405,26 @@ TEST(WindowAdvice, NoisewatchCommandsKeepWindowsAndCountProcessRuns) {
   EXPECT_EQ(recs[2].commands[1], "noisewatch --windows --cpu 3 -- ./b");
   // The benchmark's own options are its own; an exec-windows record cuts its windows again so.
   rec.windows_exec = "bench";
-  std::vector<Recommendation> harness = {
-      {"more-runs", "Measure more runs", {"noisewatch --runs 95 -- hyperfine -N --runs 20 --warmup 2 ./bench"}, {}, false, "", 0}};
+  std::vector<Recommendation> harness = {{"more-runs",
+                                          "Measure more runs",
+                                          {"noisewatch --runs 95 -- hyperfine -N --runs 20 --warmup 2 ./bench"},
+                                          {},
+                                          false,
+                                          "",
+                                          0}};
   report::adapt_to_windows(rec, harness);
-  EXPECT_EQ(harness[0].commands[0], "noisewatch --windows-exec bench --runs 10 -- hyperfine -N --runs 20 --warmup 2 ./bench");
+  EXPECT_EQ(harness[0].commands[0],
+            "noisewatch --windows-exec bench --runs 10 -- hyperfine -N --runs 20 --warmup 2 ./bench");
   // Google Benchmark's repetitions are cut again by --windows gbench.
   rec.windows_exec.reset();
   rec.windows_harness = WindowsHarness{.name = "gbench"};
-  std::vector<Recommendation> gbench = {
-      {"more-runs", "Measure more runs", {"noisewatch --runs 95 -- ./bm --benchmark_repetitions=10"}, {}, false, "", 0}};
+  std::vector<Recommendation> gbench = {{"more-runs",
+                                         "Measure more runs",
+                                         {"noisewatch --runs 95 -- ./bm --benchmark_repetitions=10"},
+                                         {},
+                                         false,
+                                         "",
+                                         0}};
   report::adapt_to_windows(rec, gbench);
   EXPECT_EQ(gbench[0].commands[0], "noisewatch --windows gbench --runs 10 -- ./bm --benchmark_repetitions=10");
   // A record of process runs is left alone.

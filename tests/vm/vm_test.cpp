@@ -61,8 +61,8 @@ class Guest {
     }
     while (!kernel.empty() && kernel.back() == '\n') kernel.pop_back();
     kernel = kernel.substr(kernel.rfind('\n') + 1);
-    auto [rc, log] = shell(tests + "/guest.sh --kernel " + kernel + " --build " + NW_BINARY_DIR + " --out " + out_.string() +
-                           " --timeout 300 " + options + " " + tests + "/" + script);
+    auto [rc, log] = shell(tests + "/guest.sh --kernel " + kernel + " --build " + NW_BINARY_DIR + " --out " +
+                           out_.string() + " --timeout 300 " + options + " " + tests + "/" + script);
     if (rc != 0) error_ = "tests/vm/guest.sh exited " + std::to_string(rc) + ": " + log;
   }
   ~Guest() {
@@ -169,7 +169,8 @@ TEST_F(Linux61, AHogIsPreemptionAndTimeIsConserved) {
   auto trace = nlohmann::json::parse(guest_->file("timeline.trace.json"));
   size_t hog_events = 0;
   for (const auto& e : trace["traceEvents"])
-    if (e.value("ph", "") == "X" && e.contains("args") && e["args"].value("source", "") == "preemption:nw_hog") ++hog_events;
+    if (e.value("ph", "") == "X" && e.contains("args") && e["args"].value("source", "") == "preemption:nw_hog")
+      ++hog_events;
   EXPECT_GE(hog_events, 2u) << guest_->file("timeline.trace.json").substr(0, 2000);
 }
 
@@ -221,7 +222,8 @@ TEST_F(Linux61, EveryWorkloadShapeConservesTime) {
   test::expect_conserved_on_one_cpu(one);
   test::expect_no_blocking(one);
   // Four tasks of 20 ms on one CPU keep each other waiting: contention, the workload's own doing.
-  for (const auto& run : one["runs"]) EXPECT_GE(double(run_source_time(run, "contention:nw_threads")), 20e6) << run.dump();
+  for (const auto& run : one["runs"])
+    EXPECT_GE(double(run_source_time(run, "contention:nw_threads")), 20e6) << run.dump();
   auto two = guest_->record("threads2");
   test::expect_time_conserved(two, {"nw_threads"});
   test::expect_no_blocking(two);
@@ -426,8 +428,10 @@ TEST_F(Lab, CheckAndTuneKnowTheSibling) {
   EXPECT_EQ(guest_->line("smt_prove.online"), "1");
   auto prove = guest_->json("smt_prove.json");
   bool before_has_sibling = true, after_has_sibling = true;
-  for (const auto& u : prove["before"].value("unavailable", nlohmann::json::array())) before_has_sibling &= u["probe"] != "smt";
-  for (const auto& u : prove["after"].value("unavailable", nlohmann::json::array())) after_has_sibling &= u["probe"] != "smt";
+  for (const auto& u : prove["before"].value("unavailable", nlohmann::json::array()))
+    before_has_sibling &= u["probe"] != "smt";
+  for (const auto& u : prove["after"].value("unavailable", nlohmann::json::array()))
+    after_has_sibling &= u["probe"] != "smt";
   EXPECT_TRUE(before_has_sibling) << prove["before"]["unavailable"].dump();
   EXPECT_FALSE(after_has_sibling) << prove["after"]["unavailable"].dump();
   EXPECT_NE(prove["tuning"].dump().find("smt-off"), std::string::npos) << prove["tuning"].dump();
@@ -459,7 +463,8 @@ TEST_F(Lab, TuneMovesTheDiskIrqOffTheBenchmarkCpuAndPutsItBack) {
   // named, and tune named at least one when the disk's was among them. (The managed IRQs it could
   // not move stay where the kernel keeps them.)
   std::smatch m;
-  size_t named = std::regex_search(said, m, std::regex(R"((\d+) IRQs? still delivered to CPU 3)")) ? std::stoul(m[1]) : 0;
+  size_t named =
+      std::regex_search(said, m, std::regex(R"((\d+) IRQs? still delivered to CPU 3)")) ? std::stoul(m[1]) : 0;
   std::istringstream moved(guest_->file("irq_moved_at_once.txt"));  // "smp_affinity_list effective_affinity_list"
   size_t on_3 = 0;
   for (std::string l; std::getline(moved, l);) on_3 += l == "0-2 3";
@@ -474,8 +479,8 @@ TEST_F(Lab, TuneMovesTheDiskIrqOffTheBenchmarkCpuAndPutsItBack) {
   // Restore: every IRQ's affinity byte for byte as before.
   EXPECT_EQ(guest_->status("irq_restore"), 0) << guest_->file("irq_restore.err");
   EXPECT_EQ(guest_->file("irq_restored.txt"), guest_->file("irq_before.txt"));
-  std::cout << "[ figures  ] " << irq_source << " on CPU 3: " << on_count << " interrupts in 2 runs before, " << off_count
-            << " after tune apply\n";
+  std::cout << "[ figures  ] " << irq_source << " on CPU 3: " << on_count << " interrupts in 2 runs before, "
+            << off_count << " after tune apply\n";
 }
 
 // The boot parameters check's fixes would put on the kernel command line: what each boot fix adds
@@ -540,23 +545,25 @@ TEST_F(Lab, BootTimeIsolationAsCheckRecommendsIt) {
   EXPECT_EQ(category_time(isolated, "preemption:sh"), 0u) << isolated["runs"].dump();
   // nohz_full with one task on the CPU: the tick (250 Hz on Debian's kernel) stops but for a
   // residual one per second or so.
-  const double ticks_before = per_second(before, "irq:local_timer"), ticks_after = per_second(isolated, "irq:local_timer");
+  const double ticks_before = per_second(before, "irq:local_timer"),
+               ticks_after = per_second(isolated, "irq:local_timer");
   EXPECT_GE(ticks_before, 50.0);
   EXPECT_LE(ticks_after, 0.25 * ticks_before);
   // rcu_nocbs: RCU callbacks run elsewhere, and an isolated CPU in user space needs no RCU softirq.
   const double rcu_before = per_second(before, "softirq:RCU"), rcu_after = per_second(isolated, "softirq:RCU");
   EXPECT_LE(rcu_after, std::max(1.0, 0.25 * rcu_before));
   // compare names what went away.
-  auto [rc, out] = shell(std::string(NW_BINARY_DIR) + "/noisewatch compare --format json " + guest_->path("iso_bench.json") +
-                         " " + after.path("iso_bench.json") + " 2>/dev/null");
+  auto [rc, out] = shell(std::string(NW_BINARY_DIR) + "/noisewatch compare --format json " +
+                         guest_->path("iso_bench.json") + " " + after.path("iso_bench.json") + " 2>/dev/null");
   ASSERT_TRUE(rc == 0 || rc == 1) << out;
   auto cmp = nlohmann::json::parse(out);
   bool sh_gone = false;
   for (const auto& n : cmp["noise_diff"])
-    if (n["source"] == "preemption:sh") sh_gone = n["base_mean_ns"].get<double>() > 0 && n["new_mean_ns"].get<double>() == 0;
+    if (n["source"] == "preemption:sh")
+      sh_gone = n["base_mean_ns"].get<double>() > 0 && n["new_mean_ns"].get<double>() == 0;
   EXPECT_TRUE(sh_gone) << cmp["noise_diff"].dump();
-  std::cout << "[ figures  ] boot parameters: " << params << "\n[ figures  ] ticks/s " << ticks_before << " -> " << ticks_after
-            << ", RCU softirqs/s " << rcu_before << " -> " << rcu_after << ", preemption by the shells "
+  std::cout << "[ figures  ] boot parameters: " << params << "\n[ figures  ] ticks/s " << ticks_before << " -> "
+            << ticks_after << ", RCU softirqs/s " << rcu_before << " -> " << rcu_after << ", preemption by the shells "
             << category_time(before, "preemption:sh") / 3 << " -> " << category_time(isolated, "preemption:sh") / 3
             << " ns per run\n";
 }

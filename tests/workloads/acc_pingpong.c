@@ -45,12 +45,9 @@ int main(int argc, char** argv) {
   rounds = argc > 1 ? atol(argv[1]) : 100000;
   int quiet = 0;
   for (int i = 2; i < argc; ++i) {
-    if (!strcmp(argv[i], "--quiet"))
-      quiet = 1;
-    else if (!strcmp(argv[i], "--spin-ns") && i + 1 < argc)
-      spin_ns = atol(argv[++i]);
-    else
-      rounds = 0;
+    if (!strcmp(argv[i], "--quiet")) quiet = 1;
+    else if (!strcmp(argv[i], "--spin-ns") && i + 1 < argc) spin_ns = atol(argv[++i]);
+    else rounds = 0;
   }
   if (rounds <= 0 || spin_ns < 0 || pipe(ab) || pipe(ba)) {
     fprintf(stderr, "usage: acc_pingpong ROUNDS [--quiet] [--spin-ns N]\n");

@@ -60,8 +60,7 @@ int main(int argc, char** argv) {
 
   if (pages > 0) {
     long page = sysconf(_SC_PAGESIZE);
-    char* mem = mmap(NULL, (size_t)(pages * page), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char* mem = mmap(NULL, (size_t)(pages * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) return 4;
     madvise(mem, (size_t)(pages * page), MADV_NOHUGEPAGE);
     for (long p = 0; p < pages; ++p) mem[p * page] = 1;

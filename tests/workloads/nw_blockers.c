@@ -162,7 +162,8 @@ int main(int argc, char** argv) {
   if (argc >= 3 && !strcmp(argv[1], "pingpong")) return pingpong(atol(argv[2]));
   if (argc >= 5 && !strcmp(argv[1], "tick")) return tick(argv[2], atol(argv[3]), atoi(argv[4]));
   if (argc >= 5 && !strcmp(argv[1], "take")) return take(argv[2], atol(argv[3]), atof(argv[4]));
-  fprintf(stderr, "usage: nw_blockers sleep COUNT MICROS | read FILE COUNT | serve REQ RESP SPIN_US | "
-                  "ask REQ RESP COUNT | pingpong COUNT | tick FIFO PERIOD_US CPU | take FIFO COUNT SPIN_US\n");
+  fprintf(stderr,
+          "usage: nw_blockers sleep COUNT MICROS | read FILE COUNT | serve REQ RESP SPIN_US | "
+          "ask REQ RESP COUNT | pingpong COUNT | tick FIFO PERIOD_US CPU | take FIFO COUNT SPIN_US\n");
   return 2;
 }

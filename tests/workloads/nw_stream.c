@@ -14,8 +14,14 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t on;
-static void switch_on(int sig) { (void)sig; on = 1; }
-static void switch_off(int sig) { (void)sig; on = 0; }
+static void switch_on(int sig) {
+  (void)sig;
+  on = 1;
+}
+static void switch_off(int sig) {
+  (void)sig;
+  on = 0;
+}
 
 static double now_s(void) {
   struct timespec t;
@@ -43,7 +49,7 @@ int main(int argc, char** argv) {
   sigaction(SIGUSR1, &sa, NULL);
   sa.sa_handler = switch_off;
   sigaction(SIGUSR2, &sa, NULL);
-  memset(buf, 1, n * sizeof *buf);  /* touch every page now, not while streaming */
+  memset(buf, 1, n * sizeof *buf); /* touch every page now, not while streaming */
   /* Switching off takes effect within one chunk (1 MiB): the neighbour stops when told. */
   const size_t chunk = (1u << 20) / sizeof(unsigned long);
   size_t at = 0;
@@ -55,7 +61,7 @@ int main(int argc, char** argv) {
   for (;;) {
     if (period > 0) on = ((long)((now_s() - t0) / period)) % 2 == 0;
     if (on) {
-      for (size_t i = 0; i < chunk; i += 8) buf[(at + i) % n] += i;  /* one word per 64-byte line: bandwidth, not ALU */
+      for (size_t i = 0; i < chunk; i += 8) buf[(at + i) % n] += i; /* one word per 64-byte line: bandwidth, not ALU */
       at = (at + chunk) % n;
     } else if (period > 0) {
       usleep(1000);

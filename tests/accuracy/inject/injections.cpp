@@ -193,7 +193,9 @@ class IoStorm : public ThreadedNoise {
 }  // namespace
 
 std::unique_ptr<Noise> start_cpu_hog(int cpu) { return std::make_unique<CpuHog>(cpu); }
-std::unique_ptr<Noise> start_timer_storm(int cpu, int period_us) { return std::make_unique<TimerStorm>(cpu, period_us); }
+std::unique_ptr<Noise> start_timer_storm(int cpu, int period_us) {
+  return std::make_unique<TimerStorm>(cpu, period_us);
+}
 std::unique_ptr<Noise> start_mover(pid_t pid, int target, int other, int moves, int move_ms) {
   return std::make_unique<Mover>(pid, target, other, moves, move_ms);
 }

@@ -38,7 +38,8 @@ int open_storm_file(const std::string& dir) {
   int fd = open(tmpl.data(), O_RDWR | O_DIRECT);
   unlink(tmpl.data());
   close(fd0);
-  if (fd < 0) die("O_DIRECT open failed in " + dir + ": " + std::strerror(errno) + " (use --dir on another filesystem)");
+  if (fd < 0)
+    die("O_DIRECT open failed in " + dir + ": " + std::strerror(errno) + " (use --dir on another filesystem)");
   return fd;
 }
 
@@ -113,8 +114,8 @@ int prepare_irq_storm(const std::string& irq, int cpu, int io_cpu, const std::st
   double frac = total ? double(on_target) / double(total) : 0.0;
   setup["irq_landing_probe"] = delta;
   setup["irq_fraction_on_target"] = frac;
-  std::fprintf(stderr, "noisewatch_inject: %s landed %.0f %% on CPU %d during a 100 ms probe (%llu IRQs)\n", irq.c_str(),
-               100 * frac, cpu, (unsigned long long)total);
+  std::fprintf(stderr, "noisewatch_inject: %s landed %.0f %% on CPU %d during a 100 ms probe (%llu IRQs)\n",
+               irq.c_str(), 100 * frac, cpu, (unsigned long long)total);
   if (frac < 0.9)
     std::fprintf(stderr, "noisewatch_inject: WARNING: %s does not land on CPU %d: the storm will miss the target\n",
                  irq.c_str(), cpu);

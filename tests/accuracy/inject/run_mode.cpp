@@ -121,10 +121,18 @@ void Injector::start_rep(pid_t pid) {
   if (!inject) return;
   ++injected_reps_;
   switch (o_.scenario->injection) {
-    case Injection::cpu_hog: noise_ = start_cpu_hog(o_.cpu); break;
-    case Injection::timer_storm: noise_ = start_timer_storm(o_.cpu, o_.period_us); break;
-    case Injection::irq_storm: noise_ = start_io_storm(storm_fd_, o_.other_cpu, o_.io_threads); break;
-    case Injection::migrations: noise_ = start_mover(pid, o_.cpu, o_.other_cpu, o_.moves, o_.move_ms); break;
+    case Injection::cpu_hog:
+      noise_ = start_cpu_hog(o_.cpu);
+      break;
+    case Injection::timer_storm:
+      noise_ = start_timer_storm(o_.cpu, o_.period_us);
+      break;
+    case Injection::irq_storm:
+      noise_ = start_io_storm(storm_fd_, o_.other_cpu, o_.io_threads);
+      break;
+    case Injection::migrations:
+      noise_ = start_mover(pid, o_.cpu, o_.other_cpu, o_.moves, o_.move_ms);
+      break;
     case Injection::blocking: {
       int ms = o_.sleep_ms[size_t(sleep_idx_++) % o_.sleep_ms.size()];
       sigval v;
@@ -133,7 +141,8 @@ void Injector::start_rep(pid_t pid) {
       cur_["signalled"] = sigqueue(pid, SIGUSR1, v) == 0;
       break;
     }
-    case Injection::none: break;
+    case Injection::none:
+      break;
   }
 }
 
@@ -177,8 +186,11 @@ int Injector::run() {
   int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sfd < 0) die("signalfd failed");
 
-  json setup = {{"scenario", o_.scenario->name}, {"cpu", o_.cpu},         {"other_cpu", o_.other_cpu},
-                {"warmup", o_.warmup},           {"pattern", o_.pattern}};
+  json setup = {{"scenario", o_.scenario->name},
+                {"cpu", o_.cpu},
+                {"other_cpu", o_.other_cpu},
+                {"warmup", o_.warmup},
+                {"pattern", o_.pattern}};
   if (o_.scenario->injection == Injection::irq_storm)
     storm_fd_ = prepare_irq_storm(o_.irq, o_.cpu, o_.other_cpu, o_.dir, setup);
   if (!o_.truth.empty()) {

@@ -7,7 +7,8 @@ const std::vector<Scenario>& scenarios() {
   static const std::vector<Scenario> all = {
       {"cpu-hog", Injection::cpu_hog, "a process acc_hog spins on the target CPU"},
       {"timer-storm", Injection::timer_storm, "a thread acc_timer on the target CPU wakes every --period-us"},
-      {"irq-storm", Injection::irq_storm, "O_DIRECT writes from the other CPU; their completion IRQ lands on the target"},
+      {"irq-storm", Injection::irq_storm,
+       "O_DIRECT writes from the other CPU; their completion IRQ lands on the target"},
       {"migrations", Injection::migrations, "--moves sched_setaffinity moves of the benchmark between two CPUs"},
       {"blocking", Injection::blocking, "the benchmark is told to sleep --sleep-ms itself"},
       {"none", Injection::none, "nothing"},

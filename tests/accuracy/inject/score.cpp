@@ -109,19 +109,25 @@ void common_rules(const ScoreInput& in, Scorecard& card, bool needs_injection,
     bool ours = false;
     for (const auto& s : injected) ours = ours || a.source == s || (s.back() == ':' && a.source.rfind(s, 0) == 0);
     if (ours) continue;
-    std::snprintf(buf, sizeof buf, "not injected by this scenario: %s with share %.3f (another process's noise? rerun "
-                  "on a quieter machine)", a.source.c_str(), a.share);
+    std::snprintf(buf, sizeof buf,
+                  "not injected by this scenario: %s with share %.3f (another process's noise? rerun "
+                  "on a quieter machine)",
+                  a.source.c_str(), a.share);
     card.note(buf);
   }
 }
 
 int score_mode(const std::string& scenario, const std::string& record, const std::string& truth,
                const std::string& irq) {
-  static const std::map<std::string, ScoreFn> fns = {
-      {"cpu-hog", score_cpu_hog},       {"wrappers", score_wrappers},   {"threads-spread", score_threads_spread},
-      {"threads-one-cpu", score_threads_one_cpu}, {"timer-storm", score_timer_storm},
-      {"irq-storm", score_irq_storm},   {"migrations", score_migrations}, {"blocking", score_blocking},
-      {"none", score_none}};
+  static const std::map<std::string, ScoreFn> fns = {{"cpu-hog", score_cpu_hog},
+                                                     {"wrappers", score_wrappers},
+                                                     {"threads-spread", score_threads_spread},
+                                                     {"threads-one-cpu", score_threads_one_cpu},
+                                                     {"timer-storm", score_timer_storm},
+                                                     {"irq-storm", score_irq_storm},
+                                                     {"migrations", score_migrations},
+                                                     {"blocking", score_blocking},
+                                                     {"none", score_none}};
   auto fn = fns.find(scenario);
   if (fn == fns.end()) die("unknown scenario '" + scenario + "' (scenarios: " + scenario_names() + ")");
   ScoreInput in;

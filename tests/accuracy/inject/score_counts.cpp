@@ -37,9 +37,10 @@ int score_migrations(const ScoreInput& in) {
                 std::to_string(t["kernel_nr_migrations_before_main"].get<uint64_t>()) +
                 " migration(s) of this process before its main() started (the runner's own pinning)");
     if (!r.injected && ok) continue;
-    std::string kernel = t.contains("kernel_nr_migrations_delta")
-                             ? "kernel se.nr_migrations +" + std::to_string(t["kernel_nr_migrations_delta"].get<long long>())
-                             : "no moves";
+    std::string kernel =
+        t.contains("kernel_nr_migrations_delta")
+            ? "kernel se.nr_migrations +" + std::to_string(t["kernel_nr_migrations_delta"].get<long long>())
+            : "no moves";
     std::snprintf(buf, sizeof buf, "run %d: moved %d times (%s); record migrations %d, migration count %d%s",
                   r.run->index, moves, kernel.c_str(), counted, noise, ok ? "" : "  MISMATCH");
     card.note(buf);
@@ -55,9 +56,8 @@ int score_blocking(const ScoreInput& in) {
   Scorecard card(in);
   // The injected blocking is a sleep: blocking:sleep where the record splits blocking by cause,
   // the total in records made before that.
-  const bool by_cause = std::any_of(in.rec.attribution.begin(), in.rec.attribution.end(), [](const Attribution& a) {
-    return a.source.rfind("blocking:", 0) == 0;
-  });
+  const bool by_cause = std::any_of(in.rec.attribution.begin(), in.rec.attribution.end(),
+                                    [](const Attribution& a) { return a.source.rfind("blocking:", 0) == 0; });
   const std::string expected = by_cause ? "blocking:sleep" : "blocking";
   common_rules(in, card, true, {expected});
   const auto* top = in.top();
@@ -80,7 +80,8 @@ int score_blocking(const ScoreInput& in) {
       worst_clean = std::max(worst_clean, r.run->wall_ns ? double(r.run->blocking_ns) / double(r.run->wall_ns) : 1);
     }
   }
-  std::snprintf(buf, sizeof buf, "truth: blocking within %.0f %% of the requested sleep in every injected run (worst %.2f %%)",
+  std::snprintf(buf, sizeof buf,
+                "truth: blocking within %.0f %% of the requested sleep in every injected run (worst %.2f %%)",
                 100 * kSleepTolerance, 100 * worst_sleep);
   card.rule(buf, !in.injected().empty() && worst_sleep <= kSleepTolerance);
   std::snprintf(buf, sizeof buf, "clean runs: blocking at most %.1f %% of the wall time (worst %.3f %%)",

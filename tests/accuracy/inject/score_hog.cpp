@@ -71,7 +71,8 @@ void hog_rules(const ScoreInput& in, Scorecard& card) {
   std::snprintf(buf, sizeof buf,
                 "truth: charged %s / the hog's run time within 1 +- %.2f in every injected run (%zu runs, median %.3f: "
                 "%s)",
-                kHog, kHogTolerance, ratios.size(), ratios.empty() ? 0 : stats::median(ratios), fmt_list(ratios).c_str());
+                kHog, kHogTolerance, ratios.size(), ratios.empty() ? 0 : stats::median(ratios),
+                fmt_list(ratios).c_str());
   card.rule(buf, !ratios.empty() && each);
 }
 
@@ -84,7 +85,8 @@ void no_blocking_rule(const ScoreInput& in, Scorecard& card) {
     if (f >= worst) worst = f, worst_run = r.run->index, worst_us = double(r.run->blocking_ns) / 1e3;
   }
   char buf[240];
-  std::snprintf(buf, sizeof buf, "blocking <= %.1f %% of the wall time in every measured run (worst: run %d, %.1f us, %.4f %%)",
+  std::snprintf(buf, sizeof buf,
+                "blocking <= %.1f %% of the wall time in every measured run (worst: run %d, %.1f us, %.4f %%)",
                 100 * kMaxBlockingFraction, worst_run, worst_us, 100 * worst);
   card.rule(buf, !in.runs.empty() && worst <= kMaxBlockingFraction);
 }
@@ -109,7 +111,8 @@ std::set<std::string> own_comms(const ScoreInput& in, std::initializer_list<cons
 void no_self_preemption_rule(const ScoreInput& in, Scorecard& card, const std::set<std::string>& own) {
   std::set<std::string> seen;
   auto check = [&](const std::string& source) {
-    if (auto id = sources::parse(source); id.category == sources::kPreemption && own.count(id.name)) seen.insert(source);
+    if (auto id = sources::parse(source); id.category == sources::kPreemption && own.count(id.name))
+      seen.insert(source);
   };
   for (const auto& r : in.rec.samples)
     for (const auto& n : r.noise) check(n.source);

@@ -77,10 +77,10 @@ void share_rule(const ScoreInput& in, Scorecard& card, const std::string& a, con
   char strict[400], vm[300];
   std::snprintf(strict, sizeof strict, "share: %s %.3f + %s %.3f = %.3f >= %.2f, one of them the first row (first: %s)",
                 a.c_str(), in.share(a), b.c_str(), in.share(b), together, floor, top ? top->source.c_str() : "-");
-  std::snprintf(vm, sizeof vm, "one of them first among named sources (%s), together >= %.2f; unexplained remainder %.3f",
+  std::snprintf(vm, sizeof vm,
+                "one of them first among named sources (%s), together >= %.2f; unexplained remainder %.3f",
                 named ? named->source.c_str() : "-", vm_floor, in.share("unexplained"));
-  card.vm_rule(strict, first_is(top, {a, b}) && together >= floor, first_is(named, {a, b}) && together >= vm_floor,
-               vm);
+  card.vm_rule(strict, first_is(top, {a, b}) && together >= floor, first_is(named, {a, b}) && together >= vm_floor, vm);
 }
 
 }  // namespace
@@ -116,7 +116,8 @@ int score_timer_storm(const ScoreInput& in) {
                   "run %d: %.0f wake-ups, %.0f slices, thread CPU time %.2f ms; probe: %s %.0f (%.2f ms), %s %llu "
                   "(%.2f ms; clean runs' median %.0f, %.2f ms); interrupt time inside the thread's slices %.2f ms",
                   r->run->index, wakeups, slices, runtime, pre.c_str(), n, t, loc.c_str(),
-                  (unsigned long long)count_of(*r->run, loc), time_ms(*r->run, loc), local_base, local_base_ms, in_thread_ms);
+                  (unsigned long long)count_of(*r->run, loc), time_ms(*r->run, loc), local_base, local_base_ms,
+                  in_thread_ms);
     card.note(buf);
   }
   auto median_near_1 = [&](const std::vector<double>& v, double tolerance, const std::string& what) {
@@ -165,7 +166,8 @@ int score_irq_storm(const ScoreInput& in) {
   if (s.contains("irq_steered"))
     card.note(s["irq_steered"].get<bool>()
                   ? "IRQ steered with smp_affinity_list (restored after)"
-                  : "IRQ could not be steered (" + s.value("irq_steer_error", std::string("?")) + "): it lands where it lands");
+                  : "IRQ could not be steered (" + s.value("irq_steer_error", std::string("?")) +
+                        "): it lands where it lands");
   if (s.contains("irq_fraction_on_target")) {
     std::snprintf(buf, sizeof buf, "the IRQ landed %.0f %% on the target CPU in the landing probe",
                   100 * s["irq_fraction_on_target"].get<double>());

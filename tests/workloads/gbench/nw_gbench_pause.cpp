@@ -42,7 +42,12 @@ void BM_set_insert(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_set_insert)->Args({16384, 1024})->Iterations(200)->Repetitions(3);
-BENCHMARK(BM_set_insert)->Name("BM_set_insert_threads")->Args({8192, 1024})->Iterations(150)->Repetitions(2)->Threads(2);
+BENCHMARK(BM_set_insert)
+    ->Name("BM_set_insert_threads")
+    ->Args({8192, 1024})
+    ->Iterations(150)
+    ->Repetitions(2)
+    ->Threads(2);
 
 volatile unsigned long sink;
 
