@@ -25,6 +25,7 @@ sources=(
   "$root/src/compare/pyperf_measures.cpp"
   "$root"/src/compare/render_*.cpp
   "$root/src/record/run_record.cpp"
+  "$root/src/record/run_record_json.cpp"
   "$root/src/record/timeline_summary.cpp"
   "$root/src/record/window_labels.cpp"
   "$root/src/record/source_detail.cpp"
