@@ -259,6 +259,10 @@ struct Field {
   const char* key;
   T& out;
 };
+// Spelled out because clang before 17 deduces no template arguments for aggregates (the fuzz
+// build uses Debian 12's clang 14).
+template <typename T>
+Field(const char*, T&) -> Field<T>;
 template <typename... T>
 void read_fields(const json& j, const std::string& where, Field<T>... fields) {
   (read_field(j, fields.key, fields.out, where), ...);
