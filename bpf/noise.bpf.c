@@ -263,6 +263,9 @@ static __always_inline void fixed_source(__u32 slot, __u32 *kind, __u32 *id) {
     *kind = NW_KIND_FAULT;
   } else if (slot == NW_FIXED_STEAL) {
     *kind = NW_KIND_STEAL;
+  } else if (slot >= NW_FIXED_IRQ) {
+    *kind = NW_KIND_IRQ;
+    *id = slot - NW_FIXED_IRQ;
   } else if (slot < NW_FIXED_SOFTIRQ) {
     *kind = NW_KIND_VECTOR;
     *id = slot - NW_FIXED_VECTOR;
@@ -1148,7 +1151,10 @@ int BPF_PROG(on_irq_exit, int irq, struct irqaction *action, int ret) {
   struct nw_cpu_state *s = cpu_at(bpf_get_smp_processor_id());
   if (!s) return 0;
   __u64 own = close_span(s, &s->irq_start, &s->irq_intr0, bpf_ktime_get_ns());
-  if (own && charged(s, own)) record(NW_KIND_IRQ, irq, 0, own);
+  if (own && charged(s, own)) {
+    if ((unsigned int)irq < NW_IRQ_SLOTS) record_fixed(NW_FIXED_IRQ + irq, own);
+    else record(NW_KIND_IRQ, irq, 0, own);
+  }
   return 0;
 }
 

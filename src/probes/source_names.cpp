@@ -29,6 +29,9 @@ nw_noise_key fixed_slot_key(uint32_t slot) {
     k.kind = NW_KIND_FAULT;
   } else if (slot == NW_FIXED_STEAL) {
     k.kind = NW_KIND_STEAL;
+  } else if (slot >= NW_FIXED_IRQ) {
+    k.kind = NW_KIND_IRQ;
+    k.id = slot - NW_FIXED_IRQ;
   } else {
     k.kind = NW_KIND_SOFTIRQ;
     k.id = slot - NW_FIXED_SOFTIRQ;

@@ -3,6 +3,8 @@
 // (no pid: a program starting thousands of threads would otherwise insert a key per thread),
 // preemption keeps the pid the advice names.
 #include <cstring>
+#include <set>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -28,6 +30,21 @@ TEST(SourceNames, ContentionHasNoPidPreemptionKeepsIt) {
   NoiseEvent p = namer.name(key(NW_KIND_PREEMPT, 4242, "stress-ng"));
   EXPECT_EQ(p.source, "preemption:stress-ng");
   EXPECT_EQ(SourceDetail::from_json(p.detail).pid, 4242);
+}
+
+// Every fixed per-CPU slot stands for one source, and each source for one slot: a slot named
+// wrongly (the layout of enum nw_fixed_slot changed on one side only) merges or renames sources.
+TEST(SourceNames, EachFixedSlotIsOneSource) {
+  std::set<std::pair<uint32_t, uint32_t>> seen;
+  for (uint32_t slot = 0; slot < NW_FIXED_COUNT; ++slot) {
+    nw_noise_key k = fixed_slot_key(slot);
+    EXPECT_TRUE(seen.insert({k.kind, k.id}).second) << "slot " << slot;
+  }
+  EXPECT_EQ(fixed_slot_key(NW_FIXED_IRQ + 29).kind, uint32_t(NW_KIND_IRQ));
+  EXPECT_EQ(fixed_slot_key(NW_FIXED_IRQ + 29).id, 29u);
+  EXPECT_EQ(fixed_slot_key(NW_FIXED_SOFTIRQ + 4).kind, uint32_t(NW_KIND_SOFTIRQ));
+  EXPECT_EQ(fixed_slot_key(NW_FIXED_STEAL).kind, uint32_t(NW_KIND_STEAL));
+  EXPECT_EQ(fixed_slot_key(NW_FIXED_COUNT - 1).id, uint32_t(NW_IRQ_SLOTS - 1));
 }
 
 // PREEMPT_RT runs a device's handler in a thread, "irq/26-virtio0-req.1" (its comm cut to 15
