@@ -29,9 +29,11 @@
 #                 issue's ">= 100k switches/s" rather than the fastest this machine can switch),
 #                 bare / under noisewatch, median of the paired ratios <= 1.10.
 #   start-up      wall time of `noisewatch --runs 1 --warmup 0 -q -- true`, median of
-#                 BENCH_START_ROUNDS <= 45 ms (issue #27; then the phases, NOISEWATCH_TIMING); anchors, timed the same way and alternating with
-#                 it: `perf stat -e task-clock -- true` and bpftrace attaching empty programs to
-#                 three tracepoints (sched_switch, sched_wakeup, irq_handler_entry) around `true`.
+#                 BENCH_START_ROUNDS, as a ratio to the anchor `perf stat -e task-clock -- true`
+#                 timed the same way and alternating with it: <= 3x (issue #47, goal 2x; the 45 ms
+#                 of #27 held on one VM and not on another). Then the phases (NOISEWATCH_TIMING).
+#                 A second anchor, for context: bpftrace attaching empty programs to three
+#                 tracepoints (sched_switch, sched_wakeup, irq_handler_entry) around `true`.
 #                 Times are the script's own (bash's EPOCHREALTIME around each command), each
 #                 less its round's harness (the prio wrapper: `prio /bin/true` less `/bin/true`,
 #                 timed in the same round), as hyperfine -N would time the command alone.
@@ -65,8 +67,9 @@
 #   report        `noisewatch report` of a synthetic 1,000-run record, --format text, median of 5
 #                 <= 200 ms.
 #   then          bench/program_cost.sh (ns per call of each eBPF program, kernel.bpf_stats_enabled,
-#                 against empty programs in the same storm; then over the thread storm, as information)
-#                 and bench/shapes.sh (fork/exec and
+#                 against empty programs in the same storm): the switch storm [<= 1.5x per switch],
+#                 the disk and network interrupt storms [<= 2x per interrupt, hard and soft entry +
+#                 exit], then the migration and thread storms as information; and bench/shapes.sh (fork/exec and
 #                 thread storms, make -j2, a long run, many short repetitions against hyperfine),
 #                 each a failing line when one of its targets is missed.
 #
@@ -84,7 +87,7 @@
 # shorter for a quick check of the script), BENCH_NICE (-20), BENCH_KEEP=DIR keeps the raw
 # numbers and records. Targets can be overridden, to see a line fail (the overridden targets are
 # listed at the top): BENCH_T_PERTURBATION, BENCH_T_PACED,
-# BENCH_T_START_MS, BENCH_T_RSS_MIB, BENCH_T_CHECK_PCT, BENCH_T_AGENT_PCT, BENCH_T_REPORT_MS.
+# BENCH_T_START_RATIO, BENCH_T_RSS_MIB, BENCH_T_CHECK_PCT, BENCH_T_AGENT_PCT, BENCH_T_REPORT_MS.
 set -u -o pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"  # here, repo, bench_setup, whole_numbers, median, verdict
@@ -111,13 +114,13 @@ nw=$build/noisewatch
 target() { echo "${!1:-$2}"; }
 t_pert=$(target BENCH_T_PERTURBATION 1.01)
 t_paced=$(target BENCH_T_PACED 1.10)
-t_start=$(target BENCH_T_START_MS 45)
+t_start=$(target BENCH_T_START_RATIO 3)
 t_rss=$(target BENCH_T_RSS_MIB 30)
 t_check=$(target BENCH_T_CHECK_PCT 5)
 t_agent=$(target BENCH_T_AGENT_PCT 0.5)
 t_report=$(target BENCH_T_REPORT_MS 200)
 overridden=""
-for v in BENCH_T_PERTURBATION BENCH_T_PACED BENCH_T_START_MS \
+for v in BENCH_T_PERTURBATION BENCH_T_PACED BENCH_T_START_RATIO \
          BENCH_T_RSS_MIB BENCH_T_CHECK_PCT BENCH_T_AGENT_PCT BENCH_T_REPORT_MS; do
   [[ -n ${!v:-} ]] && overridden+=" $v=${!v}"
 done
@@ -329,8 +332,9 @@ harness=$(ms_of "$tmp/start.harness")
 net "$tmp/start.nw" >"$tmp/start.nw.net"; net "$tmp/start.perf" >"$tmp/start.perf.net"; net "$tmp/start.bt" >"$tmp/start.bt.net"
 s_nw=$(ms_of "$tmp/start.nw.net"); s_perf=$(ms_of "$tmp/start.perf.net"); s_bt=$(ms_of "$tmp/start.bt.net")
 s_raw=$(ms_of "$tmp/start.nw"); s_max=$(sort -g "$tmp/start.nw.net" | tail -1 | awk '{printf "%.1f", $1/1000}')
-line start-up "noisewatch -q -- true: median $s_nw ms (max $s_max; $s_raw through the harness, which alone took $harness), anchors: perf stat -e task-clock $s_perf ms, bpftrace 3 tracepoints $s_bt ms (medians of $start_rounds, less the harness), target <= $t_start ms" \
-  "$s_nw <= $t_start" "$tmp/start.nw" "$start_rounds" "$tmp/start.perf" "$start_rounds" "$tmp/start.bt" "$start_rounds" \
+s_ratio=$(awk -v a="$s_nw" -v b="$s_perf" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }')
+line start-up "noisewatch -q -- true: median $s_nw ms (max $s_max; $s_raw through the harness, which alone took $harness) = ${s_ratio}x the anchor perf stat -e task-clock $s_perf ms (bpftrace 3 tracepoints $s_bt ms; medians of $start_rounds, less the harness), target <= ${t_start}x (goal 2x)" \
+  "$s_ratio <= $t_start" "$tmp/start.nw" "$start_rounds" "$tmp/start.perf" "$start_rounds" "$tmp/start.bt" "$start_rounds" \
   "$tmp/start.ptrue" "$start_rounds" "$tmp/start.true" "$start_rounds"
 # Where the start-up goes (NOISEWATCH_TIMING: noisewatch's phases; the rest of the wall time is
 # exec, dynamic linking and exit), and the three programs the verifier takes longest over.
@@ -444,6 +448,8 @@ line report "noisewatch report (text) of a $nruns-run record: median $ms ms (n=$
 
 # ---- ns per event of every program, and the shapes the storm does not cover --------------------
 bash "$here/program_cost.sh" "$build" || fails=$((fails + 1))
+for storm in disk net; do BENCH_PC_STORM=$storm bash "$here/program_cost.sh" "$build" || fails=$((fails + 1)); done
+BENCH_PC_STORM=migrate bash "$here/program_cost.sh" "$build"  # information: no target yet (issue #47)
 BENCH_PC_STORM=threads bash "$here/program_cost.sh" "$build"  # information: what a short-lived thread costs
 bash "$here/shapes.sh" "$build" || fails=$((fails + 1))
 
