@@ -94,7 +94,7 @@ TEST_F(GbenchPauseE2E, UnpausedBenchmarksHaveNoGapsAndRealTimeIsTheWindow) {
 }
 
 TEST_F(GbenchPauseE2E, ManualTimeIsTheBenchmarksFigureTheWindowIsTheTimers) {
-  // It reports 50 us per iteration whatever its iterations take (a spin of about 0.2 ms of CPU):
+  // It reports 50 us per iteration whatever its iterations take (a spin of at least 150 us of CPU):
   // the window is still the time the timer ran, so it is not expected to match.
   const auto reps = of("BM_manual_time/");
   ASSERT_EQ(reps.size(), 2u);
@@ -158,10 +158,11 @@ TEST(GbenchPauseHogE2E, AHogDuringPausedSetUpIsNotChargedToTheWindow) {
     const auto& w = windows[i];
     SCOPED_TRACE(w.dump() + "\n" + reps[i].dump());
     const double wall = w["wall_ns"].get<double>(), timed = gbench_total_ns(reps[i]);
-    // Plus one of the hog's slices: it may take the CPU between the library's clock read and the
-    // probe's trap at one of the 400 edges (it did once in CI: 4.0 ms of a 4.5 ms slice).
+    // Plus up to three of the hog's slices: it may take the CPU between the library's clock read
+    // and the probe's trap at some of the 400 edges (CI: 4.0 ms of a 4.5 ms slice once; on a VM
+    // whose uprobe traps are dear, 12.2 ms with slices of at most 5.1 ms).
     const double slice = double(run_source_field(w, "preemption:nw_hog", "max_ns"));
-    EXPECT_NEAR(wall, timed, tolerance(timed) + slice);
+    EXPECT_NEAR(wall, timed, tolerance(timed) + 3 * slice);
     const double hog_ns = double(run_source_time(w, "preemption:nw_hog"));
     EXPECT_GT(hog_ns, 0.2 * wall);  // it did strike the timed spans
     EXPECT_LE(hog_ns, wall);

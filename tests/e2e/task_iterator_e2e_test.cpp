@@ -85,7 +85,8 @@ TEST(TaskIteratorE2E, AgreesWithProcTaskByTask) {
     EXPECT_FALSE(it->second.process_comm.empty()) << key.second;
   }
   EXPECT_GT(common, 20u);
-  EXPECT_LT(hidden * 4, common) << "most tasks are protected from inspection here: nothing is compared";
+  // Half, not a quarter: a quiet VM of the CI kind had 40 protected supervisor threads of 125 tasks.
+  EXPECT_LT(hidden * 2, common) << "most tasks are protected from inspection here: nothing is compared";
   // Nothing iterated that /proc never listed (a task born between the snapshots is in `after`).
   for (const auto& [key, t] : seen) EXPECT_TRUE(after.count(key) || before.count(key)) << key.second;
 

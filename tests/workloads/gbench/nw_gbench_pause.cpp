@@ -6,7 +6,9 @@
 //    most of the repetition is the paused set-up, which the library does not time;
 //  - BM_set_insert_threads/N/M: the same on ->Threads(2), each thread pausing for its own set-up;
 //  - BM_real_time: ->UseRealTime(), plain work: the window is the library's time as always;
-//  - BM_manual_time: ->UseManualTime(), reports a fixed 50 us per iteration whatever it took.
+//  - BM_manual_time: ->UseManualTime(), reports a fixed 50 us per iteration of at least 150 us.
+#include <time.h>
+
 #include <cstdint>
 #include <set>
 
@@ -60,9 +62,19 @@ void BM_real_time(benchmark::State& state) {
 }
 BENCHMARK(BM_real_time)->UseRealTime()->Iterations(300)->Repetitions(2);
 
+// Spins for at least `us` microseconds of this thread's CPU time, whatever the CPU's speed.
+void spin_for(long us) {
+  timespec start{}, now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+  do {
+    spin(1000);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < us * 1000L);
+}
+
 void BM_manual_time(benchmark::State& state) {
   for (auto _ : state) {
-    spin(100000);
+    spin_for(150);
     state.SetIterationTime(50e-6);
   }
 }
