@@ -37,8 +37,8 @@ std::string bench_source(double work, bool broken = false) {
 // The slowdown the slow commit plants: 3 %, or three times this machine's own run-to-run noise
 // where that is larger (the standard deviation of log(second/first) over 20 pairs of the good
 // benchmark's runs, alternating, on CPU 1), so that a step can be decided within bisect's pair
-// budget. A VM of the CI kind measured 0.24-0.29 on 2026-12-06 (identical 8 ms runs 14-31 ms
-// apart), where 3 % read as bad/good 1.005 and nothing was ever decided; quiet machines keep 3 %.
+// budget. On a VM of the CI kind (2026-12-06, clean) 3 % read as bad/good 1.005-1.037 at the
+// endpoints and nothing was decided in 120 pairs; quiet machines keep 3 %.
 double planted_slowdown() {
   static const double planted = [] {
     const std::string dir = temp_path("bisect-noise");
@@ -66,8 +66,8 @@ double planted_slowdown() {
 }
 
 // Where identical runs differ by more than 8 % at one standard deviation (a planted slowdown over
-// 25 %), the host, not the code, decides every step: seen on 2026-12-06, sd 0.24, bad commits read
-// 1.30-1.36 against an endpoint of 1.68. The decision tests say so and prove nothing there.
+// 25 %), something else on CPU 1 decides every step (sd 0.24 with stray hog loops left running
+// there: bad commits read 1.30-1.36 against an endpoint of 1.68). The decision tests say so.
 #define SKIP_IF_THE_HOST_DECIDES()                                                                  \
   if (planted_slowdown() > 0.25)                                                                    \
   GTEST_SKIP() << "this machine's own run-to-run noise (sd of log ratio " << planted_slowdown() / 3 \
