@@ -69,7 +69,7 @@ __u64 idle_since;
 // tasks at once may race here; each is a true cause of the span's end, and one is kept.
 __u64 cause_cpu;
 // CPU time of the tracked tasks that ended, from the benchmark's execve on (sum_exec_runtime at
-// their last switch, less cpu_base).
+// their exit and at their last switch, less cpu_base).
 __u64 cpu_ns;
 
 // Every source that has no fixed slot, one entry per source and CPU (the key holds the CPU, and
@@ -578,19 +578,22 @@ __noinline int throttle_end(struct nw_cpu_state *s, struct nw_task_info *ti, __u
 // one leaving now. Some kernels leave switches untraced (seen on this project's VMs: every switch
 // to or from the init agent's threads, for ftrace's own sched_switch events too, and every wake-up
 // issued while one of them is current, even from an interrupt taken in it; a tracing program that
-// could not run would do the same). The unseen switch put `prev` on the CPU; its slice runtime
-// (the scheduler's runtime since it was picked, final here) says when: the span before that is
-// charged to the unseen task, the rest was `prev` running. (No usable slice, as for real-time
-// tasks: the unseen task is charged nothing.) `prev` has been running since then whatever this
+// could not run would do the same). An unseen switch put `prev` on the CPU; `ran`, its runtime
+// since the last switch-out seen (else since it was last picked; final here), says when: the span
+// before that is charged to the unseen task, the rest was `prev` running. Since the last pick is
+// not enough: unseen tasks can also have taken the CPU from `prev` and given it back, and the time
+// it ran before them would be charged as its blocking (an unseen sleeper waking every 300 us made
+// blocking + CPU time 1.22x the wall time). (No usable runtime, as for real-time tasks: the unseen
+// task is charged nothing.) `prev` has been running since then whatever this
 // probe last saw of it: a tracked task still "waiting" would stay so for good, and every later
 // slice of the benchmark on this CPU would be charged as kept waiting by itself; one still
 // "blocked" (its wake-up unseen too: a sleeper whose timer fired while an agent thread ran) would
 // leave the benchmark-wide count one short for the rest of the run, and the benchmark charged as
 // blocking while it ran.
-__noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, struct nw_leaving *lv, __u64 slice) {
+__noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, struct nw_leaving *lv, __u64 ran) {
   if (!s || !lv) return 0;
   __u64 now = lv->now;
-  __u64 t_in = now > slice ? now - slice : 0;
+  __u64 t_in = now > ran ? now - ran : 0;
   if (t_in < s->mark_ts || t_in > now) t_in = s->mark_ts;
   __u64 nested = s->intr_total - s->mark_intr;
   if (pi || s->curr_tracked || s->waiting > 0 || s->throttled_n > 0) s->switches_unseen++;
@@ -721,6 +724,7 @@ static __always_inline void task_leaves(struct nw_cpu_state *s, struct nw_task_i
   bool counts = !(pi->flags & NW_TASK_EXITING);
   held_slice_end(pi, steal);
   pi->cpu = cpu;
+  pi->rt_out = prev->se.sum_exec_runtime;
   if (runnable) {
     __u32 throttled = throttle_suspect(prev) ? throttled_group() : 0;  // prev is current here
     if (throttled) {
@@ -746,7 +750,7 @@ static __always_inline void task_leaves(struct nw_cpu_state *s, struct nw_task_i
     if (dead) {
       // Its last switch: its runtime is final here (the scheduler updated it while dequeuing).
       // A held child that never reached its execve ran nothing of the benchmark's.
-      __u64 rt = prev->se.sum_exec_runtime;
+      __u64 rt = pi->rt_out;
       if (!(pi->flags & NW_TASK_HELD) && rt > pi->cpu_base) __sync_fetch_and_add(&cpu_ns, rt - pi->cpu_base);
       pi->gen = 0;
     }
@@ -791,9 +795,11 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     s->intr_total += d;
   }
   s->steal_mark = steal;
-  if (prev_pid != s->curr_pid)
+  if (prev_pid != s->curr_pid) {
+    __u64 rt = prev->se.sum_exec_runtime;
     resync(s, pi, leaving(now, cpu, prev, prev_pid, pi != 0),
-           prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime);
+           pi && pi->rt_out && rt >= pi->rt_out ? rt - pi->rt_out : rt - prev->se.prev_sum_exec_runtime);
+  }
 
   // 1. Charge the span of the task leaving the CPU if a tracked task was kept waiting by it:
   // preemption by another task, or contention when it is one of the benchmark's own. A watched
@@ -1070,6 +1076,14 @@ int BPF_PROG(on_exit, struct task_struct *p) {
   // process at exit_notify(), before its last switch, whereas a process leader's are summed when
   // it is reaped, after that switch.
   if (p->pid != p->tgid) ti->flags |= NW_TASK_EXITING;
+  // Its runtime so far (as of the scheduler's last update) is the benchmark's now, and the last
+  // switch adds the rest: when that switch goes unseen (these VMs hide switches to their agent's
+  // threads) only the rest is lost, not the whole of it (a run's cpu_ns was 0).
+  __u64 rt = p->se.sum_exec_runtime;
+  if (!(ti->flags & NW_TASK_HELD) && rt > ti->cpu_base) {
+    __sync_fetch_and_add(&cpu_ns, rt - ti->cpu_base);
+    ti->cpu_base = rt;
+  }
   if (windows_on && windows_exec_on) exec_window_exit(p);
   return 0;
 }

@@ -169,6 +169,9 @@ struct nw_task_info {
    * far) and the CPU's intr_total then; 0 outside a fault. */
   __u64 fault_start;
   __u64 fault_intr0;
+  /* se.sum_exec_runtime at its last switch-out this probe saw (0: none yet): what it ran since
+   * then, through switches it did not see, bounds when it got a CPU back (resync). */
+  __u64 rt_out;
 };
 
 /* Bookkeeping per CPU (BPF_MAP_TYPE_ARRAY by CPU, memory-mapped by user space). User space writes

@@ -56,5 +56,46 @@ TEST(UnseenEventsE2E, AWakeUpAndSwitchInUnseenEndTheBlockingWhereTheTaskRan) {
   EXPECT_TRUE(warned) << rec["warnings"].dump();
 }
 
+// The same reader, and an unseen sleeper on its CPU waking every 300 us: it takes the CPU from the
+// reader and gives it back many times in each of the reader's 1 ms of work, so when the probe next
+// sees the reader, the reader was last picked long after it began to run. Blocking must end where
+// it began to run (its runtime since the switch-out the probe saw says when), not where it was
+// last picked: blocking and CPU time were 1.22x the wall time. And its CPU time is counted even
+// when its very last switch goes unseen (cpu_ns was 0 then).
+TEST(UnseenEventsE2E, AnUnseenTaskTakingTheCpuBackAndForthDoesNotStretchTheBlocking) {
+  const std::string dir = temp_path("unseen-nap");
+  ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+  const std::string fifo = dir + "/tick", json = dir + "/run.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  pid_t ticker = spawn({bin("nw_blockers"), "tick", fifo, "3000", "1"}, "/dev/null", "/dev/null");
+  pid_t napper = spawn({bin("nw_blockers"), "nap", "300", "1"}, "/dev/null", "/dev/null");
+  setenv("NOISEWATCH_TEST_UNSEEN_COMM", "nw_ticker", 1);
+  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "4", "--warmup", "0", "-q", "--json", json, "--",
+                bin("nw_blockers"), "take", fifo, "100", "1000"});
+  unsetenv("NOISEWATCH_TEST_UNSEEN_COMM");
+  for (pid_t t : {ticker, napper}) {
+    kill(t, SIGKILL);
+    waitpid(t, nullptr, 0);
+  }
+  ASSERT_EQ(p.status, 0) << p.err;
+  auto rec = load_json(json);
+  for (const auto& f : {json, fifo}) unlink(f.c_str());
+  rmdir(dir.c_str());
+  ASSERT_EQ(rec["runs"].size(), 4u);
+  for (const auto& r : rec["runs"]) {
+    SCOPED_TRACE(r.dump());
+    const uint64_t wall = r["wall_ns"], cpu = r["cpu_ns"], blocking = r["blocking_ns"];
+    const uint64_t rusage = r.value("user_ns", uint64_t(0)) + r.value("sys_ns", uint64_t(0));
+    EXPECT_LE(blocking + cpu, wall + wall / 200);
+    // Its CPU time, as getrusage() has it (which also counts noisewatch's ~0.2 ms in the child
+    // before its execve, and rounds to the microsecond); the part after its exit that a lost
+    // last switch takes with it is less than a scheduler tick.
+    EXPECT_GE(double(cpu), 0.9 * double(rusage));
+    EXPECT_LE(cpu, rusage + 1000 * 100);
+    // Blind often: waits it did not see end, switches it did not see happened.
+    EXPECT_GE(r["probe_switches"].value("unseen", 0), 50);
+  }
+}
+
 }  // namespace
 }  // namespace nw::e2e

@@ -17,7 +17,10 @@
  *                                       CPU: writes one byte to FIFO every PERIOD_US; named
  *                                       nw_ticker; reopens FIFO when its reader goes
  *   nw_blockers take FIFO COUNT SPIN_US the benchmark as its reader: COUNT bytes, each followed by
- *                                       SPIN_US of work (the ticker ends each wait) */
+ *                                       SPIN_US of work (the ticker ends each wait)
+ *   nw_blockers nap PERIOD_US CPU       a sleeper, run outside the benchmark, pinned to CPU: wakes
+ *                                       every PERIOD_US and sleeps again at once (takes a CPU's
+ *                                       benchmark off it briefly and often); named nw_ticker */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -99,13 +102,24 @@ static int ask(const char* req, const char* resp, long count) {
   return 0;
 }
 
-static int tick(const char* fifo, long period_us, int cpu) {
+// The ticker's and the napper's name (the tests make it untraced) and CPU.
+static int become_ticker(int cpu) {
   prctl(PR_SET_NAME, "nw_ticker");
-  signal(SIGPIPE, SIG_IGN);
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
-  if (sched_setaffinity(0, sizeof(set), &set)) return 3;
+  return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int nap(long period_us, int cpu) {
+  if (become_ticker(cpu)) return 3;
+  struct timespec ts = {period_us / 1000000, (period_us % 1000000) * 1000};
+  for (;;) nanosleep(&ts, NULL);
+}
+
+static int tick(const char* fifo, long period_us, int cpu) {
+  if (become_ticker(cpu)) return 3;
+  signal(SIGPIPE, SIG_IGN);
   struct timespec ts = {period_us / 1000000, (period_us % 1000000) * 1000};
   for (;;) {
     int out = open(fifo, O_WRONLY);
@@ -162,8 +176,10 @@ int main(int argc, char** argv) {
   if (argc >= 3 && !strcmp(argv[1], "pingpong")) return pingpong(atol(argv[2]));
   if (argc >= 5 && !strcmp(argv[1], "tick")) return tick(argv[2], atol(argv[3]), atoi(argv[4]));
   if (argc >= 5 && !strcmp(argv[1], "take")) return take(argv[2], atol(argv[3]), atof(argv[4]));
-  fprintf(stderr,
-          "usage: nw_blockers sleep COUNT MICROS | read FILE COUNT | serve REQ RESP SPIN_US | "
-          "ask REQ RESP COUNT | pingpong COUNT | tick FIFO PERIOD_US CPU | take FIFO COUNT SPIN_US\n");
+  if (argc >= 4 && !strcmp(argv[1], "nap")) return nap(atol(argv[2]), atoi(argv[3]));
+  fprintf(
+      stderr,
+      "usage: nw_blockers sleep COUNT MICROS | read FILE COUNT | serve REQ RESP SPIN_US | "
+      "ask REQ RESP COUNT | pingpong COUNT | tick FIFO PERIOD_US CPU | take FIFO COUNT SPIN_US | nap PERIOD_US CPU\n");
   return 2;
 }
