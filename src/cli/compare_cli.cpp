@@ -106,7 +106,7 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_commands(con
 // git bisect run's exit statuses: 0 good, 1 bad, 125 skip (undecided, or a command failed), and
 // 128 (abort) for noisewatch's own errors, which a skip would hide.
 int git_bisect_status(const runner::LiveRun& live, const compare::Options& o, double half) {
-  const auto pairs = compare::complete_pairs(live.record);
+  const auto pairs = compare::complete_pairs(live.record, compare::PairTime::undisturbed);
   const auto d = compare::decide_pairs(pairs, o.threshold_percent, o.alpha);
   if (live.session_status || pairs.empty()) {
     fmt::print(stderr, "noisewatch: --git-bisect: a command failed: skip (125)\n");
@@ -116,8 +116,10 @@ int git_bisect_status(const runner::LiveRun& live, const compare::Options& o, do
   const char* verdict = where == stats::Side::above   ? "bad (1)"
                         : where == stats::Side::below ? "good (0)"
                                                       : "undecided: skip (125)";
-  fmt::print(stderr, "noisewatch: --git-bisect: B/A {:.4f} after {} pairs against the midpoint {:.4f}: {}\n", d.ratio,
-             d.pairs, std::exp(half), verdict);
+  fmt::print(
+      stderr,
+      "noisewatch: --git-bisect: B/A {:.4f} (undisturbed times) after {} pairs against the midpoint {:.4f}: {}\n",
+      d.ratio, d.pairs, std::exp(half), verdict);
   return where == stats::Side::above ? 1 : where == stats::Side::below ? 0 : 125;
 }
 
@@ -172,6 +174,8 @@ int run_live(const CompareArgs& a, const std::vector<std::string>& words) {
   };
   // --git-bisect: B is bad when its median ratio to A lies above half the regression, good below.
   const double half = std::log1p(a.git_bisect / 100) / 2;
+  // As bisect: on the undisturbed times (compare::PairTime).
+  if (a.git_bisect >= 0) req.pair_time = compare::PairTime::undisturbed;
   if (a.git_bisect >= 0)
     req.decided = [&](const auto& pairs) {
       return compare::side_of(compare::decide_pairs(pairs, req.options.threshold_percent, req.options.alpha), half) !=

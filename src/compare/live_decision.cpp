@@ -14,16 +14,19 @@
 
 namespace nw::compare {
 
-std::vector<Pair> complete_pairs(const RunRecord& rec) {
+std::vector<Pair> complete_pairs(const RunRecord& rec, PairTime time) {
   std::map<int, Pair> by_pair;
   std::map<int, int> sides;  // bit 1: A seen, bit 2: B seen
+  const std::string bench_comm = time == PairTime::undisturbed ? sources::benchmark_comm(rec.command) : "";
   for (const RunSample* r : rec.measured()) {
     if (!r->pair || r->exit_status != 0) continue;
     const std::string side = label_text(r->label);
     Pair& p = by_pair[*r->pair];
     p.index = *r->pair;
-    if (side == kSideA) p.a_ns = double(r->wall_ns), sides[*r->pair] |= 1;
-    if (side == kSideB) p.b_ns = double(r->wall_ns), sides[*r->pair] |= 2;
+    // (A run noise took everything from has no undisturbed time: its pair is left out below.)
+    const double ns = double(r->wall_ns) - (time == PairTime::undisturbed ? double(r->stolen_ns(bench_comm)) : 0.0);
+    if (side == kSideA) p.a_ns = ns, sides[*r->pair] |= 1;
+    if (side == kSideB) p.b_ns = ns, sides[*r->pair] |= 2;
   }
   std::vector<Pair> out;
   for (const auto& [index, p] : by_pair)

@@ -16,12 +16,18 @@ namespace nw::compare {
 inline constexpr const char* kSideA = "A";
 inline constexpr const char* kSideB = "B";
 
+// What a pair's sides are timed by: their wall times, or their undisturbed times (wall less the
+// time noise stole from each run, as compare's adjusted comparison: undisturbed_times). Bisect
+// asks whether the code changed, so it decides on the undisturbed times: a task that takes the
+// benchmark's CPU in one run of a pair is the machine's doing, not the commit's.
+enum class PairTime { wall, undisturbed };
+
 // A measured pair whose A and B runs both completed, in the order the pairs ran.
 struct Pair {
   int index = 0;
   double a_ns = 0, b_ns = 0;
 };
-std::vector<Pair> complete_pairs(const RunRecord& rec);
+std::vector<Pair> complete_pairs(const RunRecord& rec, PairTime time = PairTime::wall);
 
 // The decision on log(B/A) of each pair (stats/sequential.h: a confidence sequence for its
 // median, looked at after every pair), against the equivalence margin log(1 + threshold).

@@ -17,6 +17,7 @@
 #include "common/subprocess.h"
 #include "compare/live_decision.h"
 #include "runner/live_compare.h"
+#include "stats/descriptive.h"
 #include "stats/sequential.h"
 
 namespace nw::runner {
@@ -139,8 +140,9 @@ Measured measure(const BisectRequest& req, const std::string& dir_a, const std::
   lr.options.threshold_percent = req.threshold_percent;
   lr.seed = seed;
   lr.decided = std::move(decided);
+  lr.pair_time = compare::PairTime::undisturbed;
   Measured m{run_live(lr), {}, {}};
-  m.pairs = compare::complete_pairs(m.run.record);
+  m.pairs = compare::complete_pairs(m.run.record, lr.pair_time);
   m.decision = compare::decide_pairs(m.pairs, req.threshold_percent, req.alpha);
   return m;
 }
@@ -242,8 +244,17 @@ BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress
     r.seconds = seconds_since(start);
     return r;
   }
-  // A commit is bad when its median log(M/good) lies above half the endpoints' difference.
-  const double half = std::log(e.decision.ratio) / 2;
+  // A commit is bad when its median log(M/good) lies above half the endpoints' difference. Every
+  // commit found bad is as slow as bad (one regression), so its pairs join the endpoints' in the
+  // estimate of that difference: the endpoints' 20 pairs alone, in a noisy run, put the midpoint at
+  // 1.072 where bad commits read 1.10-1.12 (a 14 % slowdown, diluted by exec), and left commits
+  // after the culprit straddling it, skipped as noisy.
+  std::vector<double> bad_logs;
+  auto add_bad = [&](const std::vector<compare::Pair>& pairs) {
+    for (const auto& p : pairs) bad_logs.push_back(std::log(p.b_ns / p.a_ns));
+  };
+  add_bad(e.pairs);
+  double half = std::log(e.decision.ratio) / 2;
 
   // Binary search over (lo, hi): commits[lo] good (-1: the good endpoint), commits[hi] bad. A commit
   // that does not build, fails, or stays across the midpoint is skipped, as git bisect skips.
@@ -294,8 +305,11 @@ BisectResult run_bisect(const BisectRequest& req, const BisectProgress& progress
     say(fmt::format("step {}: {} {}: {} (vs good {:.4f}, {}, {} pairs, {:.1f} s){}", step, short_hash(s.commit),
                     s.subject, s.verdict, s.ratio, compare::interval_text(s.low, s.high), s.pairs, s.seconds,
                     s.verdict == "noisy" ? ", skipped" : ""));
-    if (s.verdict == "bad") hi = m;
-    else if (s.verdict == "good") lo = m;
+    if (s.verdict == "bad") {
+      hi = m;
+      add_bad(mm.pairs);
+      half = stats::median(bad_logs) / 2;
+    } else if (s.verdict == "good") lo = m;
     else skipped.insert(m), noisy_once.insert(m);
   }
   for (int i = lo + 1; i < hi; ++i)
@@ -366,7 +380,9 @@ std::string render_bisect_text(const BisectResult& r) {
   for (const auto& s : r.steps)
     out += fmt::format("  {:<9} {:<10} {:<12} {:>5} {:>8.4f}  {:<15}  {:>6.1f}s  {}\n", s.role, short_hash(s.commit),
                        s.verdict, s.pairs, s.ratio, compare::interval_text(s.low, s.high), s.seconds, s.noise);
-  out += "  ratio: the commit against good (endpoints: bad against good; confirm: against its parent)\n";
+  out +=
+      "  ratio: the commit against good (endpoints: bad against good; confirm: against its parent),\n"
+      "  on the runs' undisturbed times (wall less what noise took)\n";
   return out;
 }
 

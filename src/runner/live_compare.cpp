@@ -108,7 +108,7 @@ LiveRun run_live(const LiveRequest& request, const PairProgress& progress, const
         push_pair(true, std::nullopt);
         ++warmups;
       } else {
-        auto done = complete_pairs(so_far);
+        auto done = complete_pairs(so_far, request.pair_time);
         SequentialDecision d = decide_pairs(done, request.options.threshold_percent, request.options.alpha);
         if (progress && done.size() > reported) progress(d, request.max_pairs);
         reported = done.size();

@@ -28,6 +28,7 @@ struct LiveRequest {
   // When to stop, asked after every complete pair (before min_pairs too); default: as soon as
   // decide_pairs is not undecided.
   std::function<bool(const std::vector<compare::Pair>&)> decided;
+  compare::PairTime pair_time = compare::PairTime::wall;  // what the pairs passed to `decided` hold
 };
 
 // After every complete pair: the decision so far (for progress lines).

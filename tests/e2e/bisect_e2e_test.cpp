@@ -22,8 +22,11 @@ namespace fs = std::filesystem;
 
 Proc sh(const std::string& script) { return run({"/bin/sh", "-c", script}); }
 
-// `loops` turns: 3e7 is about 25 ms of work (exec, a few ms on some VMs, must not dominate: with
-// 8e6 10 % more work read as 4.5 % on one), 8e6 about 8 ms.
+// The benchmark's turns: 10-25 ms of work on VMs of the CI kind. Exec, a few ms on some of them,
+// must not dominate: with 8e6 turns 10 % more work read as 4.5 % on one, and its runs of ~4 ms
+// differed by 14 % (pair_noise) where these differ by 6 %.
+constexpr double kTurns = 3e7;
+
 std::string bench_source(double loops, bool broken = false) {
   return "#include <stdio.h>\n"
          "int main(void) {\n"
@@ -35,44 +38,61 @@ std::string bench_source(double loops, bool broken = false) {
          std::string(broken ? "  this does not compile\n" : "") + "}\n";
 }
 
-// The slowdown the slow commit plants: 3 %, or three times this machine's own run-to-run noise
-// where that is larger (the standard deviation of log(second/first) over 20 pairs of the good
-// benchmark's runs, alternating, on CPU 1), so that a step can be decided within bisect's pair
-// budget. On a VM of the CI kind (2026-12-06, clean) 3 % read as bad/good 1.005-1.037 at the
-// endpoints and nothing was decided in 120 pairs; quiet machines keep 3 %.
-double planted_slowdown() {
-  static const double planted = [] {
-    const std::string dir = temp_path("bisect-noise");
-    fs::create_directories(dir);
-    std::ofstream(dir + "/bench.c") << bench_source(3e7);
-    if (run({"/bin/sh", "-c", "cc -O2 -o " + dir + "/bench " + dir + "/bench.c"}).status != 0) return 0.03;
+// This machine's run-to-run noise for the good benchmark: the spread of log(second/first) over 20
+// pairs of its runs on CPU 1, back to back (1.4826 x their median absolute deviation: bisect
+// decides on medians, and one run that meets a stray interrupt must not count as the machine's
+// noise). Measured once per test process.
+double measure_pair_noise() {
+  const std::string dir = temp_path("bisect-noise");
+  fs::create_directories(dir);
+  std::ofstream(dir + "/bench.c") << bench_source(kTurns);
+  double noise = 0;
+  if (sh("cc -O2 -o " + dir + "/bench " + dir + "/bench.c").status != 0) {
+    ADD_FAILURE() << "cc could not build the benchmark";
+  } else {
     auto once = [&] {
       const auto t0 = std::chrono::steady_clock::now();
-      run({"taskset", "-c", "1", dir + "/bench"});
+      // (An absolute path: the helper does not search PATH. A run that fails measures nothing.)
+      Proc p = run({"/usr/bin/taskset", "-c", "1", dir + "/bench"});
+      EXPECT_EQ(p.status, 0) << p.err;
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
-    double sum = 0, sum2 = 0;
-    const int pairs = 20;
-    for (int i = 0; i < pairs; ++i) {
-      const double a = once(), b = once(), r = std::log(b / a);
-      sum += r;
-      sum2 += r * r;
+    std::vector<double> r;
+    for (int i = 0; i < 20; ++i) {
+      const double a = once(), b = once();
+      r.push_back(std::log(b / a));
     }
-    fs::remove_all(dir);
-    const double mean = sum / pairs, sd = std::sqrt(std::max(0.0, sum2 / pairs - mean * mean));
-    std::cout << "[ noise    ] this machine's pair noise: sd of log(second/first) " << sd << "\n";
-    return std::max(0.03, 3 * sd);
-  }();
-  return planted;
+    auto median = [](std::vector<double> v) {
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    const double m = median(r);
+    for (double& x : r) x = std::fabs(x - m);
+    noise = 1.4826 * median(r);
+  }
+  fs::remove_all(dir);
+  std::cout << "[ noise    ] this machine's pair noise: " << noise << " (log ratio)\n";
+  return noise;
 }
 
+double pair_noise() {
+  static const double noise = measure_pair_noise();
+  return noise;
+}
+
+// The slowdown the slow commit plants: 3 %, or three times this machine's own pair noise where
+// that is larger, so that a step can be decided within bisect's pair budget. On a VM of the CI
+// kind (2026-12-06, clean) 3 % read as bad/good 1.005-1.037 at the endpoints and nothing was
+// decided in 120 pairs; quiet machines keep 3 %.
+double planted_slowdown() { return std::max(0.03, 3 * pair_noise()); }
+
 // Where identical runs differ by more than 8 % at one standard deviation (a planted slowdown over
-// 25 %), something else on CPU 1 decides every step (sd 0.24 with stray hog loops left running
+// 25 %), something else on CPU 1 decides every step (0.24 with stray hog loops left running
 // there: bad commits read 1.30-1.36 against an endpoint of 1.68). The decision tests say so.
-#define SKIP_IF_THE_HOST_DECIDES()                                                                  \
-  if (planted_slowdown() > 0.25)                                                                    \
-  GTEST_SKIP() << "this machine's own run-to-run noise (sd of log ratio " << planted_slowdown() / 3 \
-               << ") is too large for a bisect to be decided on it"
+#define SKIP_IF_THE_HOST_DECIDES()                                                             \
+  if (planted_slowdown() > 0.25)                                                               \
+  GTEST_SKIP() << "this machine's own run-to-run noise (" << pair_noise() << " in log ratio) " \
+               << "is too large for a bisect to be decided on it"
 
 struct Repo {
   std::string dir;
@@ -80,9 +100,9 @@ struct Repo {
   ~Repo() { fs::remove_all(dir); }
 };
 
-// 32 commits: commit `slow` multiplies the work by 1 + planted_slowdown() (0: none does); commit `broken` (0: none)
-// does not compile, the next one fixes it.
-std::unique_ptr<Repo> make_repo(int slow, int broken = 0, double loops = 3e7) {
+// 32 commits: commit `slow` multiplies the work by 1 + planted_slowdown() (0: none does); commit
+// `broken` (0: none) does not compile, the next one fixes it.
+std::unique_ptr<Repo> make_repo(int slow, int broken = 0) {
   auto r = std::make_unique<Repo>();
   r->dir = temp_path("bisect-repo");
   fs::create_directories(r->dir);
@@ -90,8 +110,8 @@ std::unique_ptr<Repo> make_repo(int slow, int broken = 0, double loops = 3e7) {
   EXPECT_EQ(sh(git + "init -q").status, 0);
   double work = 1.0;
   for (int i = 0; i < 32; ++i) {
-    if (i == slow) work *= 1 + planted_slowdown();
-    std::ofstream(r->dir + "/bench.c") << bench_source(loops * work, i == broken && broken > 0);
+    if (slow > 0 && i == slow) work *= 1 + planted_slowdown();
+    std::ofstream(r->dir + "/bench.c") << bench_source(kTurns * work, i == broken && broken > 0);
     std::ofstream(r->dir + "/NOTES", std::ios::app) << "commit " << i << "\n";
     EXPECT_EQ(sh(git + "add -A && " + git + "commit -q -m 'commit " + std::to_string(i) + "'").status, 0);
     r->commits.push_back(sh(git + "rev-parse HEAD").out.substr(0, 40));
@@ -135,8 +155,7 @@ TEST(BisectE2E, NamesTheSlowCommitDespiteRandomNoise) {
   const int trials = 10;
   for (int t = 0; t < trials; ++t) {
     const int slow = pick(rng);
-    // 8 ms runs: a pair of them rarely straddles the start or end of one of the hog's strikes.
-    auto repo = make_repo(slow, 0, 8e6);
+    auto repo = make_repo(slow);
     const std::string json = temp_path("bisect.json");
     Proc p;
     {

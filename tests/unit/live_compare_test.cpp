@@ -60,6 +60,33 @@ TEST(LiveCompare, OnlyCompleteMeasuredPairsCount) {
   EXPECT_GT(pairs[0].b_ns, 0);
 }
 
+// What bisect decides on: the undisturbed times, wall less what noise stole. A hog that takes 3 ms
+// from B in every other pair makes the wall times read B slower; the undisturbed times still read
+// them the same, and keep the benchmark's own blocking (code, not noise) in.
+TEST(LiveCompare, UndisturbedPairsLeaveOutWhatNoiseStole) {
+  auto rec = live_record(40, 1.0, 0.005, [](int pair, const std::string& side, RunSample& r) {
+    if (side == kSideB && pair % 2 == 0) r.noise.push_back(test::time_entry("preemption:cron", 3e6, 1));
+  });
+  auto wall = decide_pairs(complete_pairs(rec), 1.0, 0.05);
+  auto undisturbed = decide_pairs(complete_pairs(rec, PairTime::undisturbed), 1.0, 0.05);
+  EXPECT_EQ(wall.outcome, "different");
+  EXPECT_GT(wall.ratio, 1.1);
+  EXPECT_EQ(undisturbed.outcome, "same");
+  EXPECT_NEAR(undisturbed.ratio, 1.0, 0.005);
+  for (const auto& p : complete_pairs(rec, PairTime::undisturbed)) {
+    // Less the timer's 20 us too, and never below the work itself.
+    EXPECT_NEAR(p.a_ns, 10e6, 0.05 * 10e6);
+    EXPECT_NEAR(p.b_ns, 10e6, 0.05 * 10e6);
+  }
+  // The benchmark's own blocking is not stolen: a B that sleeps 2 ms more is slower either way.
+  auto sleeps = live_record(40, 1.0, 0.005, [](int, const std::string& side, RunSample& r) {
+    if (side == kSideB) r.noise.push_back(test::time_entry("blocking", 2e6, 1));
+  });
+  auto own = decide_pairs(complete_pairs(sleeps, PairTime::undisturbed), 1.0, 0.05);
+  EXPECT_EQ(own.outcome, "different");
+  EXPECT_NEAR(own.ratio, 1.2, 0.01);
+}
+
 TEST(LiveCompare, DecidesDifferentSameAndUndecided) {
   auto slower = decide_pairs(complete_pairs(live_record(40, 1.05, 0.01)), 1.0, 0.05);
   EXPECT_EQ(slower.outcome, "different");
