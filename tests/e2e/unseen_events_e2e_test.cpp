@@ -15,28 +15,42 @@
 namespace nw::e2e {
 namespace {
 
+// The reader (`nw_blockers take`: 100 bytes from a FIFO, 1 ms of work on each) run 4 times under
+// noisewatch on CPU 1, fed a byte every 3 ms by a ticker the probe is made blind to
+// (NOISEWATCH_TEST_UNSEEN_COMM), with `beside` (commands) running meanwhile: its record, or null
+// after a failure reported here.
+nlohmann::json run_the_reader_fed_unseen(const std::string& stem,
+                                         const std::vector<std::vector<std::string>>& beside = {}) {
+  const std::string dir = temp_path(stem);
+  EXPECT_EQ(mkdir(dir.c_str(), 0700), 0);
+  const std::string fifo = dir + "/tick", json = dir + "/run.json";
+  EXPECT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<pid_t> pids{spawn({bin("nw_blockers"), "tick", fifo, "3000", "1"}, "/dev/null", "/dev/null")};
+  for (const auto& argv : beside) pids.push_back(spawn(argv, "/dev/null", "/dev/null"));
+  setenv("NOISEWATCH_TEST_UNSEEN_COMM", "nw_ticker", 1);
+  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "4", "--warmup", "0", "-q", "--json", json, "--",
+                bin("nw_blockers"), "take", fifo, "100", "1000"});
+  unsetenv("NOISEWATCH_TEST_UNSEEN_COMM");
+  for (pid_t t : pids) {
+    kill(t, SIGKILL);
+    waitpid(t, nullptr, 0);
+  }
+  EXPECT_EQ(p.status, 0) << p.err;
+  nlohmann::json rec;
+  if (p.status == 0) rec = load_json(json);
+  for (const auto& f : {json, fifo}) unlink(f.c_str());
+  rmdir(dir.c_str());
+  return rec;
+}
+
 // A reader on CPU 1 woken 100 times by a timer-driven writer pinned there too, whose wake-ups and
 // switches are unseen: each round the reader blocks (seen: the CPU goes idle), the writer wakes it
 // and leaves the CPU to it (unseen), and the reader's next switch is the first the probe sees of
 // it running again. Blocking must end there, not at the end of the run (or never), and must not
 // reach into the reader's own CPU time.
 TEST(UnseenEventsE2E, AWakeUpAndSwitchInUnseenEndTheBlockingWhereTheTaskRan) {
-  const std::string dir = temp_path("unseen");
-  ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
-  const std::string fifo = dir + "/tick", json = dir + "/run.json";
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   // Every 3 ms a byte; the reader works 1 ms on each: ~2 ms of each round blocked.
-  pid_t ticker = spawn({bin("nw_blockers"), "tick", fifo, "3000", "1"}, "/dev/null", "/dev/null");
-  setenv("NOISEWATCH_TEST_UNSEEN_COMM", "nw_ticker", 1);
-  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "4", "--warmup", "0", "-q", "--json", json, "--",
-                bin("nw_blockers"), "take", fifo, "100", "1000"});
-  unsetenv("NOISEWATCH_TEST_UNSEEN_COMM");
-  kill(ticker, SIGKILL);
-  waitpid(ticker, nullptr, 0);
-  ASSERT_EQ(p.status, 0) << p.err;
-  auto rec = load_json(json);
-  for (const auto& f : {json, fifo}) unlink(f.c_str());
-  rmdir(dir.c_str());
+  auto rec = run_the_reader_fed_unseen("unseen");
   ASSERT_EQ(rec["runs"].size(), 4u);
   for (const auto& r : rec["runs"]) {
     SCOPED_TRACE(r.dump());
@@ -63,24 +77,7 @@ TEST(UnseenEventsE2E, AWakeUpAndSwitchInUnseenEndTheBlockingWhereTheTaskRan) {
 // last picked: blocking and CPU time were 1.22x the wall time. And its CPU time is counted even
 // when its very last switch goes unseen (cpu_ns was 0 then).
 TEST(UnseenEventsE2E, AnUnseenTaskTakingTheCpuBackAndForthDoesNotStretchTheBlocking) {
-  const std::string dir = temp_path("unseen-nap");
-  ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
-  const std::string fifo = dir + "/tick", json = dir + "/run.json";
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  pid_t ticker = spawn({bin("nw_blockers"), "tick", fifo, "3000", "1"}, "/dev/null", "/dev/null");
-  pid_t napper = spawn({bin("nw_blockers"), "nap", "300", "1"}, "/dev/null", "/dev/null");
-  setenv("NOISEWATCH_TEST_UNSEEN_COMM", "nw_ticker", 1);
-  Proc p = run({noisewatch(), "--cpu", "1", "--runs", "4", "--warmup", "0", "-q", "--json", json, "--",
-                bin("nw_blockers"), "take", fifo, "100", "1000"});
-  unsetenv("NOISEWATCH_TEST_UNSEEN_COMM");
-  for (pid_t t : {ticker, napper}) {
-    kill(t, SIGKILL);
-    waitpid(t, nullptr, 0);
-  }
-  ASSERT_EQ(p.status, 0) << p.err;
-  auto rec = load_json(json);
-  for (const auto& f : {json, fifo}) unlink(f.c_str());
-  rmdir(dir.c_str());
+  auto rec = run_the_reader_fed_unseen("unseen-nap", {{bin("nw_blockers"), "nap", "300", "1"}});
   ASSERT_EQ(rec["runs"].size(), 4u);
   for (const auto& r : rec["runs"]) {
     SCOPED_TRACE(r.dump());
