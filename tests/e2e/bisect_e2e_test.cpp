@@ -14,6 +14,7 @@
 
 #include "compare/live_decision.h"
 #include "record/run_record.h"
+#include "stats/descriptive.h"
 #include "support/run_helpers.h"
 
 namespace nw::e2e {
@@ -40,14 +41,15 @@ std::string bench_source(double loops, bool broken = false) {
 }
 
 // This machine's run-to-run noise for the good benchmark as bisect sees it: the spread of
-// log(B/A) over 20 pairs of `noisewatch compare` on CPU 1 with the good build on both sides, each
+// log(B/A) over `pairs` pairs of `noisewatch compare` on CPU 1 with the good build on both sides, each
 // run timed as bisect times it (undisturbed: wall less what noise took; compare::complete_pairs),
 // 1.4826 x their median absolute deviation (bisect decides on medians, and one run that meets a
 // stray interrupt must not count as the machine's noise). Measured once per test process, on a
 // quiet machine: the hog of the random-noise test comes later, so a subtraction that failed to
 // take the hog out would make that test fail rather than plant a larger slowdown. (Timed bare,
-// without noisewatch, identical runs here differed by 0.023 where noisewatch's undisturbed times
-// differ by about 0.04: exec and the run's set-up vary, and bisect sees those.)
+// without noisewatch, identical runs on one VM differed by 0.023 where noisewatch's undisturbed
+// times differed by 0.019-0.056 from one measurement to the next: exec and the run's set-up vary,
+// and bisect sees those.)
 double measure_pair_noise(int pairs, const std::string& where) {
   const std::string dir = temp_path("bisect-noise");
   fs::create_directories(dir);
@@ -66,15 +68,7 @@ double measure_pair_noise(int pairs, const std::string& where) {
       for (const auto& pair : compare::complete_pairs(load_run_record(json), compare::PairTime::undisturbed))
         r.push_back(std::log(pair.b_ns / pair.a_ns));
     EXPECT_GE(r.size(), size_t(pairs));
-    if (!r.empty()) {
-      auto median = [](std::vector<double> v) {
-        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-        return v[v.size() / 2];
-      };
-      const double m = median(r);
-      for (double& x : r) x = std::fabs(x - m);
-      noise = 1.4826 * median(r);
-    }
+    noise = 1.4826 * stats::mad(r);
   }
   fs::remove_all(dir);
   std::cout << "[ noise    ] pair noise " << where << ": " << noise << " (log ratio, undisturbed times)\n";
