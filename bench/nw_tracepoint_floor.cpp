@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // nw_tracepoint_floor -- CMD [ARGS...]: runs CMD with empty eBPF programs attached to the
 // tracepoints of bench/'s storms (bpf/tracepoint_floor.bpf.c: sched_switch, sched_wakeup, hard and
-// soft IRQ entry and exit, sched_migrate_task), so bench/overhead.sh and program_cost.sh can show
-// how much of noisewatch's event-storm cost is the kernel's price for any program there. Exits with
+// soft IRQ entry and exit, sched_migrate_task; and programs that only read the clock on the IRQ
+// tracepoints), so bench/overhead.sh and program_cost.sh can show how much of noisewatch's
+// event-storm cost is the kernel's price for any program there. Exits with
 // CMD's status; the programs go with this process (links are file descriptors).
 #include <sys/wait.h>
 #include <unistd.h>

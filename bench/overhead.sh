@@ -67,7 +67,8 @@
 #   report        `noisewatch report` of a synthetic 1,000-run record, --format text, median of 5
 #                 <= 200 ms.
 #   then          bench/program_cost.sh (ns per call of each eBPF program, kernel.bpf_stats_enabled,
-#                 against empty programs in the same storm): the switch storm [<= 1.5x per switch],
+#                 against empty programs, each set first on its tracepoints in alternate storms):
+#                 the switch storm [<= 1.5x per switch],
 #                 the disk and network interrupt storms [<= 2x per interrupt, hard and soft entry +
 #                 exit], then the migration and thread storms as information; and bench/shapes.sh (fork/exec and
 #                 thread storms, make -j2, a long run, many short repetitions against hyperfine),
