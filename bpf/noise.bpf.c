@@ -612,6 +612,13 @@ __noinline int resync(struct nw_cpu_state *s, struct nw_task_info *pi, struct nw
       activity_up(t_in > s->mark_ts + nested ? t_in - nested : s->mark_ts);
     pi->phase = NW_PHASE_RUNNING;
     pi->cpu = lv->cpu;
+    // The held child's slice began with the unseen switch, `now - t_in` ago (a duration: the
+    // scheduler's clock, held slices are ktime): task_leaves measures it from there.
+    if (pi->flags & NW_TASK_HELD) {
+      __u64 k = bpf_ktime_get_ns();
+      pi->held_since = k > now - t_in ? k - (now - t_in) : k;
+      pi->held_steal = 0;
+    }
   }
   s->curr_pid = lv->pid;
   s->curr_tracked = pi ? 1 : 0;

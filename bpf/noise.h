@@ -159,10 +159,12 @@ struct nw_task_info {
   __u32 flags;          /* enum nw_task_flag */
   __u32 throttle_epoch; /* NW_PHASE_THROTTLED: its CPU's throttle_epoch when it was throttled */
   /* se.sum_exec_runtime that is not the benchmark's: for the held child, what it had run when it
-   * was tracked (user space, from /proc/PID/schedstat) plus its run time from then to its execve;
+   * was tracked (user space, from its CPU clock) plus its run time from then to its execve;
    * 0 for the benchmark's own threads and children (their runtime starts at 0 at fork). */
   __u64 cpu_base;
-  __u64 held_since; /* ktime when the held child last got the CPU before its execve (0: off-CPU) */
+  /* ktime when the held child last got the CPU before its execve, or when it was tracked (it may
+   * still be running then); 0 once a slice is measured until the next switch-in */
+  __u64 held_since;
   __u64 held_steal; /* its runqueue's steal then (rq_steal; 0: unknown) */
   __u64 call_depth; /* --windows-at: calls of the function open on this thread */
   /* The page fault being handled: ktime of its start on this slice (or, paused, its CPU time so

@@ -376,6 +376,10 @@ void NoiseProbe::Impl::track(pid_t tid, uint32_t flags, uint64_t cpu_base) {
   info.pid = uint32_t(tid);
   info.flags = flags;
   info.cpu_base = cpu_base;
+  // The held child may not have reached its wait yet (under TCG, milliseconds from it): its run
+  // from here to its next switch-out is noisewatch's, measured from now like any held slice (a
+  // switch-in seen first restarts the slice there).
+  if (flags & NW_TASK_HELD) info.held_since = sys::monotonic_ns();
   uint32_t idx = uint32_t(tid) & slot_mask;
   int slots_fd = bpf_map__fd(skel->maps.task_slots);
   nw_task_info held{};

@@ -262,8 +262,8 @@ Session::Start Session::arm(pid_t child) {
   probe_.collect(true);  // whatever happened between repetitions is not this one's
   probe_.drain_timeline();
   timing::lap("probe reset");
-  // The child is blocked waiting for its release (or a few microseconds from it: what it runs
-  // after this read is then counted as the benchmark's).
+  // The child is blocked waiting for its release, or on its way there (then the probe measures
+  // the rest of its slice from the tracking on, as noisewatch's).
   probe_.track_held(child, read_task_runtime(child));
   Start start{.before_tracking = read_task_switches(child), .reading = read_probe(probe_, plan_.cpus)};
   if (counters_) counters_->attach(child);
