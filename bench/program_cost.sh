@@ -146,7 +146,8 @@ for ((k = 1; k <= repeats; k++)); do
   deltas "$k" >"$tmp/delta.$k"
   [[ -s $tmp/ids.$k ]] || { echo "program_cost.sh: could not list noisewatch's programs (/proc/PID/fdinfo)" >&2; exit 1; }
   # One line per figure of this storm: "prog NAME ns/call body calls/event", "ratio NAME nw_ns_per_event
-  # floor_ns_per_event ratio events", "share %", "floor NAME ns/call".
+  # floor_ns_per_event ratio events", "share %", "floor NAME ns/call", "clockp NAME ns/call calls/event"
+  # (a clock-only program) and, for interrupts, "clock ns_per_event" (the four clock-only ones).
   awk -v wall="$(cat "$tmp/ids.$k.wall")" -v event="$event" -v pairs="$floor_of" '
     BEGIN { n = split(pairs, p, /[ \n]+/); for (i = 1; i <= n; i++) if (split(p[i], kv, "=") == 2) fl[kv[1]] = kv[2] }
     { if ($1 == "nw") nw[$2] = 1; else if ($1 == "floor") fp[$2] = 1; else ckp[$2] = 1; calls[$2] += $3; ns[$2] += $4 }

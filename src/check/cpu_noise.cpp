@@ -18,16 +18,11 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "system/monotonic_clock.h"
 
 namespace nw::check {
 
 namespace {
-
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
-}
 
 void sleep_until(uint64_t t_ns) {
   timespec ts{time_t(t_ns / 1'000'000'000ull), long(t_ns % 1'000'000'000ull)};
@@ -79,7 +74,7 @@ void spin(Spinner& s, Start& go, uint64_t duration_ns, const NoiseOptions& opts)
   }
   sleep_until(start);
   const uint64_t threshold_ns = opts.threshold_ns;
-  uint64_t prev = now_ns(), gaps = 0, total = 0, max_gap = 0;
+  uint64_t prev = sys::monotonic_ns(), gaps = 0, total = 0, max_gap = 0;
   const uint64_t first = prev, end = first + duration_ns;
   auto account = [&](uint64_t t) {
     uint64_t d = t - prev;
@@ -94,12 +89,12 @@ void spin(Spinner& s, Start& go, uint64_t duration_ns, const NoiseOptions& opts)
   // everything it charges lies between two reads.
   if (opts.attributor) opts.attributor->open(s.cpu);
   for (;;) {
-    uint64_t t = now_ns();
+    uint64_t t = sys::monotonic_ns();
     if (t >= end) break;
     account(t);
   }
   if (opts.attributor) opts.attributor->close(s.cpu);
-  account(now_ns());
+  account(sys::monotonic_ns());
   go.done.count_down();
   s.result.cpu = s.cpu;
   s.result.gaps = gaps;
@@ -172,7 +167,7 @@ std::vector<CpuNoise> measure_cpu_noise(const std::vector<int>& cpus, double sec
     }
   }
   // The delay lets this thread fall asleep before any window opens.
-  go.at.store(now_ns() + 20'000'000, std::memory_order_release);
+  go.at.store(sys::monotonic_ns() + 20'000'000, std::memory_order_release);
   go.at.notify_all();
   go.done.wait();
   for (auto& t : threads) t.join();

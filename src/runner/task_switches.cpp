@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/files.h"
+#include "system/monotonic_clock.h"
 
 namespace nw::runner {
 
@@ -51,8 +52,7 @@ uint64_t read_task_runtime(pid_t pid) {
   if (pid <= 0) return 0;  // (to clock_getcpuclockid, 0 and -1 name the calling process)
   clockid_t clock;
   timespec ts{};
-  if (clock_getcpuclockid(pid, &clock) == 0 && clock_gettime(clock, &ts) == 0)
-    return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+  if (clock_getcpuclockid(pid, &clock) == 0 && clock_gettime(clock, &ts) == 0) return sys::timespec_ns(ts);
   return parse_task_runtime(read_file("/proc/" + std::to_string(pid) + "/schedstat"));
 }
 

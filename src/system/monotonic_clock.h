@@ -8,10 +8,14 @@
 
 namespace nw::sys {
 
+inline uint64_t timespec_ns(const timespec& ts) {
+  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+}
+
 inline uint64_t monotonic_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+  return timespec_ns(ts);
 }
 
 }  // namespace nw::sys
