@@ -71,6 +71,13 @@ __u64 cause_cpu;
 // CPU time of the tracked tasks that ended, from the benchmark's execve on (sum_exec_runtime at
 // their exit and at their last switch, less cpu_base).
 __u64 cpu_ns;
+// The benchmark's process (the held child's pid; user space sets it at tracking) and when the last
+// of its threads made its last switch (bpf_ktime_get_ns: CLOCK_MONOTONIC, as user space reads it).
+// That is when the process ended: noisewatch learns it later, from its pidfd, and a noisewatch
+// throttled by the benchmark's CPU quota, or kept off its CPU, learned it up to a quota period
+// late (tests/e2e/wall_end_e2e_test.cpp). 0: not yet.
+__u32 bench_tgid;
+__u64 bench_exit_ns;
 
 // Every source that has no fixed slot, one entry per source and CPU (the key holds the CPU, and
 // only that CPU writes the entry: no atomics, as with a per-CPU hash). A plain hash rather than a
@@ -760,6 +767,10 @@ static __always_inline void task_leaves(struct nw_cpu_state *s, struct nw_task_i
       __u64 rt = pi->rt_out;
       if (!(pi->flags & NW_TASK_HELD) && rt > pi->cpu_base) __sync_fetch_and_add(&cpu_ns, rt - pi->cpu_base);
       pi->gen = 0;
+      // The process's last thread: do_exit() counted every thread out of signal->live before this
+      // switch. (The latest such switch wins: one of them unseen moves the end earlier by at most
+      // one thread's exit path.)
+      if (prev->tgid == bench_tgid && prev->signal->live.counter == 0) bench_exit_ns = bpf_ktime_get_ns();
     }
   }
 }

@@ -368,7 +368,11 @@ NoiseProbe::~NoiseProbe() = default;
 
 void NoiseProbe::track(pid_t tid) { impl_->track(tid, 0, 0); }
 
-void NoiseProbe::track_held(pid_t pid, uint64_t runtime_ns) { impl_->track(pid, NW_TASK_HELD, runtime_ns); }
+void NoiseProbe::track_held(pid_t pid, uint64_t runtime_ns) {
+  __atomic_store_n(&impl_->skel->bss->bench_exit_ns, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&impl_->skel->bss->bench_tgid, uint32_t(pid), __ATOMIC_RELAXED);
+  impl_->track(pid, NW_TASK_HELD, runtime_ns);
+}
 
 void NoiseProbe::Impl::track(pid_t tid, uint32_t flags, uint64_t cpu_base) {
   nw_task_info info{};  // NW_PHASE_NEW: its state shows at its next switch or wake-up
@@ -631,6 +635,9 @@ bool NoiseProbe::has_sibling(int cpu) const { return impl_->with_sibling.count(c
 
 bool NoiseProbe::has_cpufreq(int cpu) const { return impl_->cpufreq_khz.count(cpu) > 0; }
 
+uint64_t NoiseProbe::benchmark_exit_ns() const {
+  return __atomic_load_n(&impl_->skel->bss->bench_exit_ns, __ATOMIC_RELAXED);
+}
 uint64_t NoiseProbe::cpu_ns() const { return __atomic_load_n(&impl_->skel->bss->cpu_ns, __ATOMIC_RELAXED); }
 
 uint64_t NoiseProbe::intr_running_ns() const {

@@ -84,6 +84,9 @@ class NoiseProbe {
   // CPU time of the tracked tasks that ended (from the benchmark's execve), and interrupt time
   // taken while a tracked task ran. Cumulative since load: take differences.
   uint64_t cpu_ns() const;
+  // When the held child's process ended (its last thread's last switch; CLOCK_MONOTONIC ns, as
+  // sys::monotonic_ns), or 0 while it runs. Exact where noisewatch's own wake-up on the exit is late.
+  uint64_t benchmark_exit_ns() const;
   uint64_t intr_running_ns() const;
   // Whether hypervisor steal comes from the probe ("steal" events: the scheduler's own account,
   // in ns, only while a tracked task ran or waited) rather than /proc/stat (10 ms ticks).

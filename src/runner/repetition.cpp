@@ -14,7 +14,11 @@ namespace nw::runner {
 
 Repetition::Repetition(boost::asio::io_context& io, boost::asio::signal_set& signals) : io_(io), signals_(signals) {}
 
-ChildResult Repetition::run(HeldChild& child) {
+uint64_t wall_end(uint64_t start, uint64_t woke, uint64_t exited) {
+  return exited > start && exited < woke ? exited : woke;
+}
+
+ChildResult Repetition::run(HeldChild& child, const std::function<uint64_t()>& exit_clock) {
   ChildResult r;
   // The descriptor is dup'ed so Asio can own (and close) its copy.
   boost::asio::posix::stream_descriptor exit_fd(io_, dup(child.pidfd()));
@@ -43,6 +47,7 @@ ChildResult Repetition::run(HeldChild& child) {
   io_.restart();
   io_.poll();  // run the cancelled handlers so none outlives this frame
   if (!end) end = sys::monotonic_ns();
+  if (exited && exit_clock) end = wall_end(start, end, exit_clock());
   r.wall_ns = end - start;
   r.start_ns = start;
 

@@ -8,6 +8,7 @@
 
 #include <boost/asio.hpp>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "runner/held_child.h"
@@ -23,12 +24,18 @@ struct ChildResult {
   int forwarded_signal = 0;  // SIGINT/SIGTERM noisewatch received and passed on, if any
 };
 
+// When a repetition ended: `exited`, the process's own end (the probe's; 0: unknown), where it lies
+// after the release (`start`) and before noisewatch woke on the exit (`woke`); else `woke`.
+// noisewatch can wake late: throttled by the benchmark's CPU quota, or kept off its CPU.
+uint64_t wall_end(uint64_t start, uint64_t woke, uint64_t exited);
+
 class Repetition {
  public:
   // `signals` is the loop's signal_set for SIGINT/SIGTERM, shared across repetitions so a signal
   // between repetitions is not lost.
   Repetition(boost::asio::io_context& io, boost::asio::signal_set& signals);
-  ChildResult run(HeldChild& child);
+  // `exit_clock`: when the child's process ended (see wall_end), asked once it has.
+  ChildResult run(HeldChild& child, const std::function<uint64_t()>& exit_clock = {});
 
  private:
   boost::asio::io_context& io_;

@@ -241,7 +241,7 @@ bool Session::do_one_repetition(int i, const Step& step, const Progress& progres
   HeldChild child = hold(step);
   timing::lap("fork and hold");
   const Start start = arm(child.pid());
-  const ChildResult r = repetition_.run(child);
+  const ChildResult r = repetition_.run(child, [this] { return probe_.benchmark_exit_ns(); });
   timing::lap("release to exit");
   Collected c = collect(i, step, r, start);
   if (progress) progress(c.sample, total_);
