@@ -4,6 +4,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -278,6 +279,9 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
     throw Error(
         fmt::format("cannot load the eBPF programs ({}){}", std::strerror(-err), why.empty() ? "" : ": " + why));
   }
+  // libbpf has freed the kernel's BTF it parsed in a huge-page heap (kernel_btf_bytes.cpp): give
+  // those pages back now, not whenever a later free trims the heap (the agent runs for days).
+  malloc_trim(0);
   timing::mark("probe load (verifier)");
   impl_->verifier_stats = verifier.take_stats();
 
