@@ -24,9 +24,10 @@ struct ChildResult {
   int forwarded_signal = 0;  // SIGINT/SIGTERM noisewatch received and passed on, if any
 };
 
-// When a repetition ended: `exited`, the process's own end (the probe's; 0: unknown), where it lies
-// after the release (`start`) and before noisewatch woke on the exit (`woke`); else `woke`.
-// noisewatch can wake late: throttled by the benchmark's CPU quota, or kept off its CPU.
+// When a repetition ended: `exited`, the process's own end (its last thread's last switch, the
+// probe's; 0: unknown), where it lies after the release (`start`); else `woke`, when noisewatch woke
+// on the exit. noisewatch can wake late (throttled by the benchmark's CPU quota, kept off its CPU)
+// or early (its pidfd reads as exited just before that last switch, which the CPU time counts).
 uint64_t wall_end(uint64_t start, uint64_t woke, uint64_t exited);
 
 class Repetition {
