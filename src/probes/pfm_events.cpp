@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "probes/pfm_events.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -14,12 +16,58 @@ namespace nw::probes {
 
 namespace {
 
-// libpfm4 keeps process-wide tables; initialise them once, whatever thread comes first.
-void ensure_initialized() {
+// libpfm4, loaded when an event is first named rather than with noisewatch: its event tables hold
+// ~41,000 pointers the dynamic loader relocates at every start (63 % of noisewatch's relocations),
+// 9 ms of each start-up on this project's VMs, where page faults are dear (bench/HISTORY.md,
+// 2026-12-07); a run on a machine without a hardware PMU, the default there, never names one.
+struct Pfm {
+  decltype(&::pfm_initialize) initialize = nullptr;
+  decltype(&::pfm_strerror) strerror = nullptr;
+  decltype(&::pfm_get_os_event_encoding) get_os_event_encoding = nullptr;
+  decltype(&::pfm_get_event_info) get_event_info = nullptr;
+  decltype(&::pfm_get_pmu_info) get_pmu_info = nullptr;
+  decltype(&::pfm_get_event_next) get_event_next = nullptr;
+  decltype(&::pfm_get_event_attr_info) get_event_attr_info = nullptr;
+};
+
+constexpr const char* kPfmLibrary = "libpfm.so.4";  // the soname libpfm4-dev links against
+
+template <typename F>
+void bind(void* lib, F& f, const char* name, std::string& missing) {
+  f = reinterpret_cast<F>(dlsym(lib, name));
+  if (!f) missing = name;
+}
+
+// The library, loaded and initialised once, whatever thread comes first (its tables are
+// process-wide). Throws with what to install when it cannot be.
+const Pfm& pfm() {
   static std::once_flag once;
-  static int status = PFM_SUCCESS;
-  std::call_once(once, [] { status = pfm_initialize(); });
-  if (status != PFM_SUCCESS) throw Error(fmt::format("libpfm4 could not initialise: {}", pfm_strerror(status)));
+  static Pfm p;
+  static std::string error;
+  std::call_once(once, [] {
+    void* lib = dlopen(kPfmLibrary, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      error =
+          fmt::format("cannot load libpfm4 ({}): install it (Debian: apt install libpfm4) to count events", dlerror());
+      return;
+    }
+    std::string missing;
+    bind(lib, p.initialize, "pfm_initialize", missing);
+    bind(lib, p.strerror, "pfm_strerror", missing);
+    bind(lib, p.get_os_event_encoding, "pfm_get_os_event_encoding", missing);
+    bind(lib, p.get_event_info, "pfm_get_event_info", missing);
+    bind(lib, p.get_pmu_info, "pfm_get_pmu_info", missing);
+    bind(lib, p.get_event_next, "pfm_get_event_next", missing);
+    bind(lib, p.get_event_attr_info, "pfm_get_event_attr_info", missing);
+    if (!missing.empty()) {
+      error = fmt::format("{} lacks {}: reinstall libpfm4", kPfmLibrary, missing);
+      return;
+    }
+    if (int status = p.initialize(); status != PFM_SUCCESS)
+      error = fmt::format("libpfm4 could not initialise: {}", p.strerror(status));
+  });
+  if (!error.empty()) throw Error(error);
+  return p;
 }
 
 bool is_hardware(const perf_event_attr& attr, pfm_pmu_type_t pmu_type) {
@@ -58,7 +106,8 @@ int encode(const std::string& name, ResolvedEvent& out) {
   arg.attr = &attr;
   arg.fstr = &fstr;
   arg.size = sizeof arg;
-  int rc = pfm_get_os_event_encoding(name.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+  const Pfm& lib = pfm();
+  int rc = lib.get_os_event_encoding(name.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
   if (rc != PFM_SUCCESS) return rc;
   // libpfm4 leaves size 0, which the kernel reads as the first ABI version only.
   attr.size = sizeof attr;
@@ -66,8 +115,8 @@ int encode(const std::string& name, ResolvedEvent& out) {
   info.size = sizeof info;
   pfm_pmu_info_t pmu{};
   pmu.size = sizeof pmu;
-  if (pfm_get_event_info(arg.idx, PFM_OS_NONE, &info) == PFM_SUCCESS &&
-      pfm_get_pmu_info(info.pmu, &pmu) == PFM_SUCCESS) {
+  if (lib.get_event_info(arg.idx, PFM_OS_NONE, &info) == PFM_SUCCESS &&
+      lib.get_pmu_info(info.pmu, &pmu) == PFM_SUCCESS) {
     out.pmu = pmu.name ? pmu.name : "";
   }
   out.name = name;
@@ -81,32 +130,32 @@ int encode(const std::string& name, ResolvedEvent& out) {
 }  // namespace
 
 std::optional<ResolvedEvent> pfm_resolve(const std::string& name) {
-  ensure_initialized();
+  const Pfm& lib = pfm();
   ResolvedEvent ev;
   int rc = encode(name, ev);
   if (rc == PFM_SUCCESS) return ev;
   if (rc == PFM_ERR_NOTFOUND) return std::nullopt;
-  throw Error(fmt::format("event '{}': {} (see `noisewatch events`)", name, pfm_strerror(rc)));
+  throw Error(fmt::format("event '{}': {} (see `noisewatch events`)", name, lib.strerror(rc)));
 }
 
 std::vector<PfmPmuInfo> pfm_present_pmus() {
-  ensure_initialized();
+  const Pfm& lib = pfm();
   std::vector<PfmPmuInfo> out;
   // pfm_for_all_pmus increments an enum, which C++ does not allow.
   for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; ++p) {
     pfm_pmu_info_t pinfo{};
     pinfo.size = sizeof pinfo;
-    if (pfm_get_pmu_info(pfm_pmu_t(p), &pinfo) != PFM_SUCCESS || !pinfo.is_present) continue;
+    if (lib.get_pmu_info(pfm_pmu_t(p), &pinfo) != PFM_SUCCESS || !pinfo.is_present) continue;
     PfmPmuInfo pmu{pinfo.name, pinfo.desc ? pinfo.desc : "", kind_name(pinfo.type), {}};
-    for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+    for (int idx = pinfo.first_event; idx != -1; idx = lib.get_event_next(idx)) {
       pfm_event_info_t einfo{};
       einfo.size = sizeof einfo;
-      if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS) continue;
+      if (lib.get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS) continue;
       PfmEventInfo ev{einfo.name, einfo.desc ? einfo.desc : "", {}, std::nullopt};
       for (int a = 0; a < einfo.nattrs; ++a) {
         pfm_event_attr_info_t ainfo{};
         ainfo.size = sizeof ainfo;
-        if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) == PFM_SUCCESS &&
+        if (lib.get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) == PFM_SUCCESS &&
             ainfo.type == PFM_ATTR_UMASK)
           ev.umasks.emplace_back(ainfo.name);
       }
@@ -121,11 +170,11 @@ std::vector<PfmPmuInfo> pfm_present_pmus() {
 }
 
 std::string pfm_core_pmu() {
-  ensure_initialized();
+  const Pfm& lib = pfm();
   for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; ++p) {
     pfm_pmu_info_t pinfo{};
     pinfo.size = sizeof pinfo;
-    if (pfm_get_pmu_info(pfm_pmu_t(p), &pinfo) == PFM_SUCCESS && pinfo.is_present && pinfo.type == PFM_PMU_TYPE_CORE)
+    if (lib.get_pmu_info(pfm_pmu_t(p), &pinfo) == PFM_SUCCESS && pinfo.is_present && pinfo.type == PFM_PMU_TYPE_CORE)
       return pinfo.name;
   }
   return {};

@@ -72,6 +72,8 @@ cp "${bins[@]}" "$root/nw/"
 cp "$here"/../workloads/*.sh "$root/nw/" 2>/dev/null || true
 mkdir -p "$root/nw/vm" && cp "$here"/*.sh "$root/nw/vm/"  # the scripts source each other there
 libs=$(for b in "${bins[@]}"; do ldd "$b" 2>/dev/null; done | grep -o '/[^ ]*\.so[^ ]*' | sort -u)
+# libpfm4 is loaded when an event is first named (src/probes/pfm_events.cpp): ldd does not name it.
+libs="$libs $(ldconfig -p | awk '/libpfm\.so\.4 /{print $NF; exit}')"
 for l in $libs; do
   mkdir -p "$root$(dirname "$l")"
   cp -L "$l" "$root$l"
