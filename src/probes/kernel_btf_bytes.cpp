@@ -60,7 +60,7 @@ extern "C" struct btf* btf__load_vmlinux_btf(void) {
   if (!map.empty()) {
     btf* parsed = nullptr;
     {
-      // The copy and its type index in huge pages (system/huge_heap.h): 20 -> ~9 ms here.
+      // The copy and its type index in huge pages: see system/huge_heap.h.
       nw::sys::HugeHeapScope huge(2 * map.size());
       parsed = btf__new(map.data(), uint32_t(map.size()));  // a copy: the mapping can go
     }

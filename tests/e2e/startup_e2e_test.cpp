@@ -2,20 +2,16 @@
 // NOISEWATCH_TIMING (issue #27 §2): the phases of a run fit inside the command's own time, each
 // repetition's parts are given, and each program's verification time is named.
 #include <gtest/gtest.h>
-#include <time.h>
 
 #include <regex>
 
 #include "support/run_helpers.h"
+#include "system/monotonic_clock.h"
 
 namespace nw::e2e {
 namespace {
 
-double monotonic_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+double monotonic_ms() { return double(sys::monotonic_ns()) / 1e6; }
 
 TEST(StartupE2E, TimingPhasesFitInTheWallTime) {
   setenv("NOISEWATCH_TIMING", "1", 1);

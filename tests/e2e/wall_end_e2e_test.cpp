@@ -9,20 +9,16 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <thread>
 
 #include "support/run_helpers.h"
+#include "system/monotonic_clock.h"
 
 namespace nw::e2e {
 namespace {
 
-double now_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
-}
+double now_ms() { return double(sys::monotonic_ns()) / 1e6; }
 
 // Waits for the benchmark's "go" on `ready`, takes CPU 0 at SCHED_FIFO, lets the benchmark exit
 // through `release`, and keeps CPU 0 for `hold_ms`. Returns how long it held CPU 0 after the
