@@ -44,7 +44,7 @@ flags=(-std=c++20 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
 # One object per source, compiled in parallel, rebuilt when the source or any header it may
 # include is newer: these headers (nlohmann, Boost.Math) are slow to compile under sanitizers.
 newest_header="$(ls -t "$root"/src/compare/*.h "$root"/src/stats/*.h "$root"/src/record/*.h "$root"/src/sources/*.h \
-                  "$root"/src/common/*.h | head -1)"
+                  "$root"/src/common/*.h | sed -n 1p)"
 stale=()
 for src in "${sources[@]}"; do
   obj="$work/obj/$(basename "${src%.cpp}").o"

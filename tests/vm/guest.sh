@@ -50,7 +50,7 @@ done
 fail() { echo "guest.sh: $*" >&2; exit 125; }
 [ -n "$kernel" ] && [ -n "$build" ] && [ -n "$out" ] && [ -n "$script" ] || fail "needs --kernel, --build, --out and a SCRIPT (see --help)"
 [ -f "$script" ] || fail "no script $script"
-vmlinuz=$(ls "$kernel"/boot/vmlinuz-* 2>/dev/null | head -1)
+vmlinuz=$(find "$kernel"/boot -maxdepth 1 -name 'vmlinuz-*' -print -quit 2>/dev/null || true)
 [ -n "$vmlinuz" ] || fail "no boot/vmlinuz-* in $kernel (tests/vm/kernel.sh unpacks one)"
 release=${vmlinuz##*/vmlinuz-}
 [ -x "$build/noisewatch" ] || fail "no $build/noisewatch: build first (scripts/build.sh)"
@@ -73,7 +73,8 @@ cp "$here"/../workloads/*.sh "$root/nw/" 2>/dev/null || true
 mkdir -p "$root/nw/vm" && cp "$here"/*.sh "$root/nw/vm/"  # the scripts source each other there
 libs=$(for b in "${bins[@]}"; do ldd "$b" 2>/dev/null; done | grep -o '/[^ ]*\.so[^ ]*' | sort -u)
 # libpfm4 is loaded when an event is first named (src/probes/pfm_events.cpp): ldd does not name it.
-libs="$libs $(ldconfig -p | awk '/libpfm\.so\.4 /{print $NF; exit}')"
+# awk reads to the end: an early exit would kill ldconfig with SIGPIPE, and pipefail makes that 141.
+libs="$libs $(ldconfig -p | awk '/libpfm\.so\.4 / && !found {print $NF; found = 1}')"
 for l in $libs; do
   mkdir -p "$root$(dirname "$l")"
   cp -L "$l" "$root$l"
@@ -90,7 +91,7 @@ while ((${#want[@]})); do
   want=("${want[@]:1}")
   [[ "$seen" == *" $m "* ]] && continue
   seen="$seen$m "
-  ko=$(find "$moddir/kernel" -name "$m.ko*" | head -1)
+  ko=$(find "$moddir/kernel" -name "$m.ko*" -print -quit)
   [ -n "$ko" ] || continue
   dest=$root/${ko#"$kernel"/}
   mkdir -p "$(dirname "$dest")"
