@@ -858,7 +858,17 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   // (The arriving task is looked up only now: a pointer held across the steps above doubles the
   // paths the verifier walks through them, and its time is noisewatch's start-up.)
   struct nw_task_info *ni = next_pid ? tracked_pid(next, next_pid) : 0;
-  if (ni) task_arrives(s, ni, now, steal, cpu, next_pid);
+  if (ni) {
+    task_arrives(s, ni, now, steal, cpu, next_pid);
+    // The runqueue's clock has not moved since the mark: the wake-up that made the task runnable
+    // preempted (an idle CPU, woken from an interrupt, is the common case) and the scheduler
+    // skipped this switch's clock update. The task's runtime then starts at the mark, so the
+    // interrupts since it, charged while it waited, are inside its CPU time as well: they are
+    // counted as such (cpu_irq_ns). Without this a 6.1 guest's disk I/O, woken in the disk's IRQ,
+    // had charges + blocking + CPU time 4 % above the wall time. (A tracked task leaving had them
+    // counted already, as it ran.)
+    if (!pi && now == s->mark_ts && now) s->intr_running += s->intr_total - s->mark_intr;
+  }
   s->curr_tracked = ni != 0;
   s->tracked_since = ni ? now : 0;
   s->curr_pid = next_pid;

@@ -114,8 +114,10 @@ inline void expect_time_conserved(const nlohmann::json& rec, const std::vector<s
 }
 
 // On one CPU, what was charged (noise and blocking) fits in the time the benchmark did not run,
-// and its overlap with a task on the SMT sibling in the time it ran.
-inline void expect_conserved_on_one_cpu(const nlohmann::json& rec) {
+// and its overlap with a task on the SMT sibling in the time it ran. `slack`: the share of the
+// wall time the charges may exceed it by (steal, charged at context switches, can be a little
+// older than the window); a machine without steal can ask for less.
+inline void expect_conserved_on_one_cpu(const nlohmann::json& rec, double slack = 0.05) {
   for (const auto& run : rec["runs"]) {
     Totals t = totals_of(run);
     SCOPED_TRACE(describe(run));
@@ -125,7 +127,7 @@ inline void expect_conserved_on_one_cpu(const nlohmann::json& rec) {
     // and is part of the CPU time: it is not the benchmark's own compute either.
     const double own = double(t.cpu) - double(t.cpu_irq) - double(e2e::run_source_time(run, "fault"));
     const double room = double(t.wall) - own;
-    EXPECT_LE(double(t.charged + t.blocking), room + 0.05 * double(t.wall) + 0.5e6)
+    EXPECT_LE(double(t.charged + t.blocking), room + slack * double(t.wall) + 0.5e6)
         << "charged " << t.charged << " + blocking " << t.blocking << " ns in " << room
         << " ns when the benchmark was not running";
     // The record's own account of the run says the same: it never covers more than the wall time.

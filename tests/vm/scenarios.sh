@@ -8,6 +8,10 @@ set -u
 . /nw/vm/vmlib.sh
 
 uname -r >release.txt
+# The guest's clocks, for whoever reads a timing failure: TCG emulates the TSC, and a kernel that
+# finds it unstable runs its scheduler clock (CPU time, blocking) apart from CLOCK_MONOTONIC (wall).
+cat /sys/devices/system/clocksource/clocksource0/current_clocksource >clocksource.txt 2>&1
+dmesg >dmesg.txt 2>&1
 
 # What this kernel gives noisewatch: every set-up loads, every program within its margins.
 scenario kernel sh -c 'noisewatch kernel --format json >kernel.json'

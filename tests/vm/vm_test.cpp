@@ -178,7 +178,10 @@ TEST_F(Linux61, DeviceIoIsIrqAndBlockingOnTheDevice) {
   auto rec = guest_->record("io");
   ASSERT_EQ(rec["runs"].size(), 2u);
   test::expect_time_conserved(rec, {"nw_io_storm"});
-  test::expect_conserved_on_one_cpu(rec);
+  // 1.5 %, not 5 %: a TCG guest has no steal. Each write's wake-up comes from the disk's IRQ on an
+  // idle CPU, and the writer's runtime starts at that wake-up; the IRQ's rest, charged while the
+  // writer waited, counted twice before the probe said it is inside the CPU time (3.7-5.5 % over).
+  test::expect_conserved_on_one_cpu(rec, 0.015);
   uint64_t irqs = 0;
   for (const auto& run : rec["runs"]) {
     for (const auto& n : run["noise"])
