@@ -943,8 +943,13 @@ __noinline int note_wake_cause(__u32 task_cpu) {
   struct nw_cpu_state *s = cpu_at(here);
   if (!s) return 0;
   __u32 queued = s->wake_queued_from;
+  // The idle task flushing the wake list runs no interrupt of its own: a wake-up inside one (a
+  // sleep's timer firing on the idle CPU) is that interrupt's, whatever request another CPU
+  // queued meanwhile (a CI run charged six injected sleeps to a kworker's request that way).
+  bool in_interrupt = s->irq_start | s->vec_start | s->softirq_start;
   if (queued && here == task_cpu &&
-      (!(__u32)bpf_get_current_pid_tgid() || (s->vec_start && s->vec_id == NW_VEC_CALL_FUNCTION_SINGLE))) {
+      ((!(__u32)bpf_get_current_pid_tgid() && !in_interrupt) ||
+       (s->vec_start && s->vec_id == NW_VEC_CALL_FUNCTION_SINGLE))) {
     s->wake_queued_from = 0;
     cause_cpu = queued;
     return 0;
