@@ -58,10 +58,14 @@ TEST(CallWindowsE2E, EachCallIsAWindowAndTheHogIsChargedToItsCalls) {
     // The window is the call: inside the benchmark's own clock reads around it, less at most the
     // uprobes' cost (microseconds). A process's first hit of a uprobe also maps its XOL page (the
     // kernel's out-of-line single-step area: an mmap and a fault, 234 us seen on a slow VM),
-    // between the workload's clock read and the window's start.
+    // between the workload's clock read and the window's start. In the odd calls the hog, at nice
+    // -10, can also take the CPU between those reads and the probes (36 ms seen in one CI run):
+    // its run time outside the call is allowed on top.
     const uint64_t wall = w["wall_ns"].get<uint64_t>();
+    const uint64_t hog_outside =
+        calls[i].outer_hog_ns > calls[i].inner_hog_ns ? calls[i].outer_hog_ns - calls[i].inner_hog_ns : 0;
     EXPECT_LE(wall, calls[i].ns);
-    EXPECT_GE(wall + (i % kCalls == 0 ? 1'000'000 : 200'000), calls[i].ns);
+    EXPECT_GE(wall + (i % kCalls == 0 ? 1'000'000 : 200'000) + hog_outside, calls[i].ns);
     uint64_t charged = 0;
     for (const auto& n : w["noise"]) charged += n["time_ns"].get<uint64_t>();
     EXPECT_LE(charged, wall);
