@@ -86,7 +86,7 @@ TEST(BlockingE2E, SleeperIsSleep) {
 
 // A sleep on an idle CPU ends in its timer's interrupt, even while another CPU queues calls for
 // it (reading /dev/cpu/1/cpuid from CPU 0 runs CPUID on CPU 1 through a queued call): the idle
-// CPU's wake-up came from the timer, not from whoever queued the last call. Before the fix, 3 to 12
+// CPU's wake-up came from the timer, not from whoever queued the last call. Before the fix, 12 to 19
 // of 20 sleeps a run were blocking:wait:dd or blocking:other here.
 TEST(BlockingE2E, ASleepIsASleepWhileAnotherCpuQueuesCalls) {
   if (access("/dev/cpu/1/cpuid", R_OK) != 0) GTEST_SKIP() << "no /dev/cpu/1/cpuid (the cpuid driver) here";
