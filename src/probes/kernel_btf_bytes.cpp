@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "common/files.h"
+#include "probes/load_constants.h"
 #include "system/huge_heap.h"
 
 namespace nw::probes {
@@ -53,9 +54,12 @@ int libbpf_kernel_btf_loads_from_map() { return loads_from_map.load(); }
 // libbpf's own call to this function goes through its PLT, so this definition, which the
 // executable exports (CMakeLists.txt: --export-dynamic-symbol), is the one it reaches: the file
 // mapped and parsed from the mapping. Where the kernel does not map it, or the parse fails,
-// libbpf's own definition (the next one in lookup order) does the work. (This needs the shared
-// libbpf, as Debian ships it: a static one would clash with this definition at link time.)
-extern "C" struct btf* btf__load_vmlinux_btf(void) {
+// libbpf's own definition (the next one in lookup order) does the work. Either way, inside a
+// LoadConstantsScope the result carries the load constants (load_constants.h). (This needs the
+// shared libbpf, as Debian ships it: a static one would clash with this definition at link time.)
+namespace {
+
+btf* parse_vmlinux_btf() {
   std::string_view map = nw::probes::map_vmlinux_btf();
   if (!map.empty()) {
     btf* parsed = nullptr;
@@ -79,4 +83,12 @@ extern "C" struct btf* btf__load_vmlinux_btf(void) {
     return nullptr;
   }
   return libbpf_own();
+}
+
+}  // namespace
+
+extern "C" struct btf* btf__load_vmlinux_btf(void) {
+  btf* parsed = parse_vmlinux_btf();
+  btf* with = nw::probes::with_load_constants(parsed);
+  return with ? with : parsed;
 }

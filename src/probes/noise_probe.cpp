@@ -31,6 +31,7 @@
 #include "noise.skel.h"
 #include "probes/kernel_btf_bytes.h"
 #include "probes/kernel_features.h"
+#include "probes/load_constants.h"
 #include "probes/rare_vectors.h"
 #include "probes/source_names.h"
 #include "probes/task_iterator.h"
@@ -258,6 +259,12 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   for (auto& u : plan.unavailable) impl_->unavailable.push_back(std::move(u));
   timing::mark("BTF scan and program plan");
   VerifierLogs verifier(skel->obj);
+  // The slot mask also as an immediate (load_constants.h), where libbpf finds every name the
+  // object needs in the kernel's own BTF: the one kfunc is there from 6.2 (on 6.1 libbpf looks
+  // for it in the modules' BTF, which the constants' split would skew).
+  std::vector<LoadConstant> immediates;
+  if (plan.rdonly_cast) immediates.push_back({"NW_LOAD_SLOT_MASK", slots - 1});
+  const LoadConstantsScope constants(std::move(immediates));
 
   if (int err = noise_bpf__load(skel)) {
     // The verifier's refusal (EACCES for most, EINVAL for some) is the kernel's judgement of a
