@@ -48,8 +48,8 @@ struct {
 const volatile __u32 slot_mask = NW_MAX_TASK_SLOTS - 1;
 // The same mask as an immediate in the instructions, where user space added it to the kernel's
 // BTF as this enum's value (src/probes/load_constants.h): loaded from .rodata, the task slot's
-// address waited for that load's cold miss before its own (on_switch and on_wakeup ~10 ns each on
-// this project's VMs). The .rodata copy serves a BTF without it.
+// address waited for that load's cold miss before its own (on_wakeup ~20 ns a call on this
+// project's VMs, on_switch a few). The .rodata copy serves a BTF without it.
 enum nw_load_constant { NW_LOAD_SLOT_MASK = 0 };
 static __always_inline __u32 slots_mask(void) {
   if (bpf_core_enum_value_exists(enum nw_load_constant, NW_LOAD_SLOT_MASK))
