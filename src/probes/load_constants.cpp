@@ -29,14 +29,15 @@ void append(std::string& out, const T& v) {
   out.append(reinterpret_cast<const char*>(&v), sizeof v);
 }
 
-// The raw split BTF: a header, the enum, its names. A split's string offsets continue the base's.
+// The raw split BTF: a header, the enum, its names. A split's string offsets continue the base's,
+// so without the base's header there is none (empty).
 std::string split_blob(const btf* base, const std::vector<LoadConstant>& constants) {
-  uint32_t base_strings = 0, size = 0;
-  if (const void* raw = btf__raw_data(base, &size); raw && size >= sizeof(btf_header)) {
-    btf_header h;
-    std::memcpy(&h, raw, sizeof h);
-    base_strings = h.str_len;
-  }
+  uint32_t size = 0;
+  const void* raw = btf__raw_data(base, &size);
+  if (!raw || size < sizeof(btf_header)) return {};
+  btf_header base_h;
+  std::memcpy(&base_h, raw, sizeof base_h);
+  const uint32_t base_strings = base_h.str_len;
   std::string names;
   auto name_off = [&](const std::string& name) {
     uint32_t off = base_strings + uint32_t(names.size());
@@ -82,14 +83,13 @@ LoadConstantsScope::~LoadConstantsScope() {
   current() = {};
 }
 
-const std::vector<LoadConstant>& load_constants() { return current().constants; }
-
 btf* with_load_constants(btf* base) {
   Scope& scope = current();
   if (!base || scope.constants.empty() || scope.constants.size() > 0xffff) return nullptr;
   // libbpf 1.1 (Debian 12's) parses a split BTF only from a file: a memory one, named by its
   // descriptor.
   const std::string blob = split_blob(base, scope.constants);
+  if (blob.empty()) return nullptr;
   const int fd = memfd_create("nw_load_constants", MFD_CLOEXEC);
   if (fd < 0) return nullptr;
   btf* split = nullptr;

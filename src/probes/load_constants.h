@@ -42,9 +42,6 @@ class LoadConstantsScope {
   LoadConstantsScope& operator=(const LoadConstantsScope&) = delete;
 };
 
-// The constants of the scope alive now (none outside one).
-const std::vector<LoadConstant>& load_constants();
-
 // `base` with `enum nw_load_constant` on top (id btf__type_cnt(base)), as a split BTF; the
 // scope alive now takes `base` and frees it with itself. nullptr, `base` untouched, outside a
 // scope or where the split cannot be made.

@@ -263,7 +263,7 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   // object needs in the kernel's own BTF: the one kfunc is there from 6.2 (on 6.1 libbpf looks
   // for it in the modules' BTF, which the constants' split would skew).
   std::vector<LoadConstant> immediates;
-  if (plan.rdonly_cast) immediates.push_back({"NW_LOAD_SLOT_MASK", slots - 1});
+  if (plan.rdonly_cast) immediates.push_back({"NW_LOAD_SLOT_MASK", impl_->slot_mask});
   const LoadConstantsScope constants(std::move(immediates));
 
   if (int err = noise_bpf__load(skel)) {
