@@ -93,10 +93,11 @@ __u64 bench_exit_ns;
 // only that CPU writes the entry: no atomics, as with a per-CPU hash). A plain hash rather than a
 // per-CPU one: preallocating a per-CPU hash makes one per-CPU allocation per element, ~10 ms of
 // noisewatch's start-up here for 16,384 keys; this one is a single allocation (user space sizes
-// it to the CPUs). Preallocated: without it an insert from a tracepoint draws on the kernel's
-// allocation cache, which is refilled asynchronously, and a burst of new keys (--windows starts a
-// new set at every window marker) found it empty and lost records (lost_events 13 in one windows
-// e2e run).
+// it to the CPUs). Preallocated under --windows: without it an insert from a tracepoint draws on
+// the kernel's allocation cache, which is refilled asynchronously, and a burst of new keys (a
+// window marker starts a new set) found it empty and lost records (lost_events 13 in one windows
+// e2e run). Without windows user space drops the preallocation where the kernel allows it
+// (src/probes/noise_probe.cpp): it cost every start-up 6-8 ms.
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, NW_MAX_NOISE_KEYS);

@@ -101,6 +101,8 @@ std::optional<KernelBtfFacts> scan_kernel_btf(std::string_view raw) {
       if (facts.handle_mm_fault_id < 0 && n == "handle_mm_fault") facts.handle_mm_fault_id = id;
       if (n == "bpf_iter_task") facts.task_iterator = true;
       if (n == "bpf_rdonly_cast") facts.rdonly_cast = true;
+    } else if (kind == BTF_KIND_STRUCT && name(t.name_off) == "bpf_mem_alloc") {
+      facts.mem_alloc = true;
     } else if (kind == BTF_KIND_STRUCT && wanted_struct(name(t.name_off))) {
       const auto type = name(t.name_off);
       for (uint32_t i = 0; i < vlen; ++i) {

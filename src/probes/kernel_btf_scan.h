@@ -35,6 +35,7 @@ struct KernelBtfFacts {
   bool rq_has_prev_steal_time_rq = false;  // struct rq's member, CONFIG_PARAVIRT_TIME_ACCOUNTING
   bool task_iterator = false;              // the FUNC bpf_iter_task: iter/task programs attach
   bool rdonly_cast = false;                // the kfunc bpf_rdonly_cast (Linux 6.2): bpf/noise.bpf.c's untrusted()
+  bool mem_alloc = false;                  // struct bpf_mem_alloc (Linux 6.1): hash elements on demand, any context
   KernelOffsets offsets;
 };
 

@@ -39,6 +39,7 @@ KernelBtfFacts facts_from_libbpf(bpf_object* obj) {
   f.handle_mm_fault_id = btf__find_by_name_kind(vmlinux, "handle_mm_fault", BTF_KIND_FUNC);
   f.task_iterator = btf__find_by_name_kind(vmlinux, "bpf_iter_task", BTF_KIND_FUNC) >= 0;
   f.rdonly_cast = btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC) >= 0;
+  f.mem_alloc = btf__find_by_name_kind(vmlinux, "bpf_mem_alloc", BTF_KIND_STRUCT) >= 0;
   std::vector<const char*> structs{"rq"};
   structs.insert(structs.end(), std::begin(kOffsetStructs), std::end(kOffsetStructs));
   for (const char* type : structs) {
@@ -90,6 +91,7 @@ ProgramPlan plan_programs(bpf_object* obj, bool (*skip)(const std::string& secti
   ProgramPlan plan;
   plan.measures_steal = facts.rq_has_prev_steal_time_rq;
   plan.rdonly_cast = facts.rdonly_cast;
+  plan.mem_alloc = facts.mem_alloc;
   plan.offsets = facts.offsets;
   const int fault_refused = fentry_refused(facts.handle_mm_fault_id);
   plan.fault_time = fault_refused == 0;

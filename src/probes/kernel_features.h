@@ -19,6 +19,7 @@ struct ProgramPlan {
   bool fault_time = false;      // the fentry/fexit pair loads (attached separately, after the rest)
   bool measures_steal = false;  // the programs read rq->prev_steal_time_rq
   bool rdonly_cast = false;     // the kfunc bpf_rdonly_cast is there (Linux 6.2): quicker verification
+  bool mem_alloc = false;       // BPF's any-context allocator (Linux 6.1): a hash need not be preallocated
   KernelOffsets offsets;        // for the programs' plain reads (probes/kernel_btf_scan.h)
   std::vector<nw::Unavailable> unavailable;
   // Rare APIC vectors left untraced because they never fired since boot (probes/rare_vectors.h),

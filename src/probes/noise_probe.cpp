@@ -237,6 +237,13 @@ NoiseProbe::NoiseProbe(const ProbeOptions& opts) : impl_(std::make_unique<Impl>(
   if (impl_->cpufreq_khz.empty()) bpf_program__set_autoload(skel->progs.on_cpu_frequency, false);
   ProgramPlan plan = plan_programs(skel->obj, is_window_program);
   impl_->measures_steal = plan.measures_steal;
+  // Preallocating the noise hash (32,768 entries on two CPUs) cost 6-8 ms of a ~65 ms start-up
+  // here (strace -T: zeroing 3 MB and threading every element onto a free list). Where the kernel
+  // has BPF's any-context allocator its elements come on demand instead: a run without windows
+  // inserts each source once per repetition and CPU, at most a few per program run, which the
+  // allocator's per-CPU cache holds. --windows keeps the preallocation (bpf/noise.bpf.c, noise).
+  if (plan.mem_alloc && !opts.windows)
+    bpf_map__set_map_flags(skel->maps.noise, bpf_map__map_flags(skel->maps.noise) | BPF_F_NO_PREALLOC);
   skel->rodata->has_rdonly_cast = plan.rdonly_cast;
   const KernelOffsets& off = plan.offsets;
   if (off.group_name()) {

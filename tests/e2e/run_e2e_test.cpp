@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -126,6 +127,54 @@ TEST(RunE2E, MigrationsForcedFromOutsideAreCountedExactly) {
   for (const auto& n : rec["runs"][0]["noise"])
     if (n["source"] == "migration") counted += n["count"].get<uint64_t>();
   EXPECT_EQ(counted, uint64_t(moves));
+  for (auto* f : {&json, &pidfile, &out, &err}) unlink(f->c_str());
+}
+
+// Every distinct preemptor is a new key in the noise hash, whose elements come on demand where
+// the kernel allows it (src/probes/noise_probe.cpp): 300 new tasks, each taking the benchmark's
+// CPU in turn, are each recorded, and nothing is lost.
+TEST(RunE2E, HundredsOfNewPreemptorsAreEachRecorded) {
+  std::string json = temp_path("keys.json"), pidfile = temp_path("pid");
+  std::string out = temp_path("out"), err = temp_path("err");
+  pid_t nw = spawn({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "-q", "--json", json, "--",
+                    bin("nw_spin"), "3000", pidfile},
+                   out, err);
+  for (int i = 0; i < 500 && slurp(pidfile).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_FALSE(slurp(pidfile).empty()) << slurp(err);
+  constexpr int kTasks = 300;
+  const std::string prefix = "k" + std::to_string(getpid() % 10000) + "_";  // no other process's name
+  pid_t parent = fork();
+  if (parent == 0) {  // on CPU 1, one 1 ms spinner at a time, each under its own name
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(1, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    for (int i = 0; i < kTasks; ++i) {
+      pid_t c = fork();
+      if (c == 0) {
+        prctl(PR_SET_NAME, (prefix + std::to_string(i)).c_str());
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        _exit(0);
+      }
+      waitpid(c, nullptr, 0);
+    }
+    _exit(0);
+  }
+  int st = 0;
+  waitpid(parent, &st, 0);
+  waitpid(nw, &st, 0);
+  ASSERT_EQ(shell_status(st), 0) << slurp(err);
+  auto rec = load_json(json);
+  EXPECT_EQ(rec["lost_events"].get<uint64_t>(), 0u);
+  std::set<std::string> named;
+  for (const auto& n : rec["runs"][0]["noise"]) {
+    const std::string source = n["source"];
+    if (source.starts_with("preemption:" + prefix)) named.insert(source);
+  }
+  // Each spinner preempted the benchmark (the spinners ran one after another well inside its 3 s).
+  EXPECT_EQ(named.size(), size_t(kTasks));
   for (auto* f : {&json, &pidfile, &out, &err}) unlink(f->c_str());
 }
 

@@ -28,6 +28,7 @@ TEST(KernelBtfScan, FindsTracepointsTheFaultFunctionAndTheStealField) {
   btf__add_enum_value(b, "A", 1);
   int func = btf__add_func(b, "handle_mm_fault", BTF_FUNC_GLOBAL, proto);
   btf__add_func(b, "bpf_iter_task", BTF_FUNC_STATIC, proto);
+  btf__add_struct(b, "bpf_mem_alloc", 8);
   ASSERT_GT(rq, 0);
   auto facts = scan_kernel_btf(test::raw_btf(b));
   ASSERT_TRUE(facts);
@@ -35,6 +36,7 @@ TEST(KernelBtfScan, FindsTracepointsTheFaultFunctionAndTheStealField) {
   EXPECT_EQ(facts->handle_mm_fault_id, func);
   EXPECT_TRUE(facts->rq_has_prev_steal_time_rq);
   EXPECT_TRUE(facts->task_iterator);
+  EXPECT_TRUE(facts->mem_alloc);
   btf__free(b);
 }
 
@@ -90,6 +92,7 @@ TEST(KernelBtfScan, AbsentFactsStayAbsent) {
   EXPECT_EQ(facts->handle_mm_fault_id, -1);
   EXPECT_FALSE(facts->rq_has_prev_steal_time_rq);
   EXPECT_FALSE(facts->task_iterator);
+  EXPECT_FALSE(facts->mem_alloc);
   EXPECT_FALSE(facts->offsets.group_name());
   EXPECT_FALSE(facts->offsets.pid());
   EXPECT_EQ(facts->offsets.cfs_rq_tg, -1);
@@ -126,6 +129,7 @@ TEST(KernelBtfScan, AgreesWithLibbpfOnThisKernel) {
   ASSERT_TRUE(v);
   EXPECT_EQ(facts->handle_mm_fault_id, btf__find_by_name_kind(v, "handle_mm_fault", BTF_KIND_FUNC));
   EXPECT_EQ(facts->task_iterator, btf__find_by_name_kind(v, "bpf_iter_task", BTF_KIND_FUNC) >= 0);
+  EXPECT_EQ(facts->mem_alloc, btf__find_by_name_kind(v, "bpf_mem_alloc", BTF_KIND_STRUCT) >= 0);
   size_t typedefs = 0;
   for (uint32_t id = 1; id < btf__type_cnt(v); ++id) {
     const btf_type* t = btf__type_by_id(v, id);
