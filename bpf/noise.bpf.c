@@ -88,6 +88,9 @@ __u64 cpu_ns;
 // late (tests/e2e/wall_end_e2e_test.cpp). 0: not yet.
 __u32 bench_tgid;
 __u64 bench_exit_ns;
+// Keys inserted into the noise hash so far, counted after each insert: user space skips its
+// scan of a hash it emptied when none came since (src/probes/noise_probe.cpp, collect).
+__u64 noise_inserts;
 
 // Every source that has no fixed slot, one entry per source and CPU (the key holds the CPU, and
 // only that CPU writes the entry: no atomics, as with a per-CPU hash). A plain hash rather than a
@@ -255,6 +258,7 @@ static __always_inline void hash_add(struct nw_noise_key *key, __u64 count, __u6
       if (st) st->lost_noise_keys += count;
       return;
     }
+    __sync_fetch_and_add(&noise_inserts, 1);
   }
   add_to(v, count, time, max);
 }
