@@ -96,19 +96,29 @@ TEST(RunE2E, ThreadsAndChildrenAreTrackedWhenTheirSlotsCollide) {
   unsetenv("NOISEWATCH_TASK_SLOTS");
 }
 
+// One run of nw_spin for `ms` on CPU 1 under noisewatch, started in the background and returned
+// once the benchmark has written its pid to `pidfile` (bench 0: it did not within 5 s).
+struct Background {
+  pid_t nw = 0, bench = 0;
+};
+Background spin_in_background(const std::string& ms, const std::string& json, const std::string& pidfile,
+                              const std::string& out, const std::string& err) {
+  Background b;
+  b.nw = spawn({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "-q", "--json", json, "--", bin("nw_spin"),
+                ms, pidfile},
+               out, err);
+  for (int i = 0; i < 500 && !b.bench; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::string s = slurp(pidfile);
+    if (!s.empty() && s.back() == '\n') b.bench = std::stoi(s);
+  }
+  return b;
+}
+
 TEST(RunE2E, MigrationsForcedFromOutsideAreCountedExactly) {
   std::string json = temp_path("mig.json"), pidfile = temp_path("pid");
   std::string out = temp_path("out"), err = temp_path("err");
-  pid_t nw = spawn({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "-q", "--json", json, "--",
-                    bin("nw_spin"), "1500", pidfile},
-                   out, err);
-  // Wait for the benchmark to write its pid.
-  pid_t bench = 0;
-  for (int i = 0; i < 500 && !bench; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    std::string s = slurp(pidfile);
-    if (!s.empty() && s.back() == '\n') bench = std::stoi(s);
-  }
+  const auto [nw, bench] = spin_in_background("1500", json, pidfile, out, err);
   ASSERT_GT(bench, 0) << slurp(err);
   const int moves = 6;
   for (int i = 0; i < moves; ++i) {
@@ -136,11 +146,8 @@ TEST(RunE2E, MigrationsForcedFromOutsideAreCountedExactly) {
 TEST(RunE2E, HundredsOfNewPreemptorsAreEachRecorded) {
   std::string json = temp_path("keys.json"), pidfile = temp_path("pid");
   std::string out = temp_path("out"), err = temp_path("err");
-  pid_t nw = spawn({noisewatch(), "--cpu", "1", "--runs", "1", "--warmup", "0", "-q", "--json", json, "--",
-                    bin("nw_spin"), "3000", pidfile},
-                   out, err);
-  for (int i = 0; i < 500 && slurp(pidfile).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_FALSE(slurp(pidfile).empty()) << slurp(err);
+  const auto [nw, bench] = spin_in_background("3000", json, pidfile, out, err);
+  ASSERT_GT(bench, 0) << slurp(err);
   constexpr int kTasks = 300;
   const std::string prefix = "k" + std::to_string(getpid() % 10000) + "_";  // no other process's name
   pid_t parent = fork();
