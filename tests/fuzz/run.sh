@@ -32,6 +32,7 @@ sources=(
   "$root/src/common/durations.cpp"
   "$root/src/common/markdown.cpp"
   "$root/src/sources/vocabulary.cpp"
+  "$root/src/system/huge_heap.cpp"
   "$root/src/stats/descriptive.cpp"
   "$root/src/stats/inference.cpp"
   "$root/src/stats/mann_whitney_exact.cpp"
@@ -44,7 +45,7 @@ flags=(-std=c++20 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
 # One object per source, compiled in parallel, rebuilt when the source or any header it may
 # include is newer: these headers (nlohmann, Boost.Math) are slow to compile under sanitizers.
 newest_header="$(ls -t "$root"/src/compare/*.h "$root"/src/stats/*.h "$root"/src/record/*.h "$root"/src/sources/*.h \
-                  "$root"/src/common/*.h | sed -n 1p)"
+                  "$root"/src/common/*.h "$root"/src/system/huge_heap.h | sed -n 1p)"
 stale=()
 for src in "${sources[@]}"; do
   obj="$work/obj/$(basename "${src%.cpp}").o"
